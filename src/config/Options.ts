@@ -1,0 +1,80 @@
+import * as os from "node:os"
+import * as path from "node:path"
+
+/**
+ * Every option Quarry understands, with the reference's names and defaults so that its users' command lines,
+ * settings files and DS_DOCKER_ variables carry over. Values stay strings, as the reference's settings do;
+ * typed views are built in Settings.ts after validation.
+ */
+export interface OptionSpec {
+  readonly name: string
+  readonly description: string
+  /** Absent: the option has no value unless given. */
+  readonly defaultValue?: string
+  /** Returns a reason when the value is not acceptable. */
+  readonly check?: (value: string) => string | undefined
+}
+
+const oneOf = (...allowed: ReadonlyArray<string>) => (value: string) =>
+  allowed.includes(value) ? undefined : `must be one of ${allowed.join(", ")}`
+
+const integerIn = (min: number, max: number) => (value: string) => {
+  if (!/^\d+$/.test(value)) return `must be an integer between ${min} and ${max}`
+  const n = Number(value)
+  return n >= min && n <= max ? undefined : `must be an integer between ${min} and ${max}`
+}
+
+const booleanText = oneOf("true", "false")
+
+const dataSource = (value: string) =>
+  /^postgres(ql)?:\/\//.test(value) || /^pglite:.+/.test(value)
+    ? undefined
+    : "must be postgresql://… or pglite:<dir> or pglite:memory"
+
+const sizeText = (value: string) => (/^\d+[KMG]?$/.test(value) ? undefined : "must look like 100M (digits then K, M or G)")
+
+const home = os.homedir()
+const defaultParallelism = String(Math.max(2, os.cpus().length))
+
+export const optionSpecs: ReadonlyArray<OptionSpec> = [
+  { name: "mode", defaultValue: "LOCAL", description: "LOCAL (one local user) or SERVER (authenticated users)", check: oneOf("LOCAL", "SERVER") },
+  { name: "tcpListenPort", defaultValue: "8080", description: "HTTP port (0 picks a free one)", check: integerIn(0, 65535) },
+  { name: "bind", defaultValue: "127.0.0.1", description: "address the HTTP server listens on" },
+  { name: "dataDir", defaultValue: path.join(home, "Datashare"), description: "root folder of the documents to index and browse" },
+  {
+    name: "dataSourceUrl",
+    defaultValue: `pglite:${path.join(home, ".local", "share", "quarry", "db")}`,
+    description: "postgresql://… for a PostgreSQL server, pglite:<dir> for the embedded database, pglite:memory for a throwaway one",
+    check: dataSource
+  },
+  { name: "elasticsearchAddress", description: "Elasticsearch URL; unset means PostgreSQL full-text search" },
+  { name: "defaultProject", defaultValue: "local-datashare", description: "project used by indexing and named-entity tasks" },
+  { name: "defaultUserName", defaultValue: "local", description: "the user of LOCAL mode" },
+  { name: "settings", description: "settings file (Java properties: key=value lines, # comments)" },
+  { name: "cors", defaultValue: "*", description: "value of Access-Control-Allow-Origin; no-cors sends none" },
+  { name: "pluginsDir", description: "folder of installed front-end plugins" },
+  { name: "extensionsDir", description: "folder of installed server extensions" },
+  { name: "batchDownloadDir", defaultValue: path.join(home, ".local", "share", "quarry", "downloads"), description: "folder of batch download archives" },
+  { name: "batchDownloadMaxNbFiles", defaultValue: "10000", description: "most files in one batch download", check: integerIn(1, 10_000_000) },
+  { name: "batchDownloadMaxSize", defaultValue: "100M", description: "largest batch download archive", check: sizeText },
+  { name: "batchDownloadTimeToLive", defaultValue: "24", description: "hours a batch download archive is kept", check: integerIn(1, 1_000_000) },
+  { name: "parallelism", defaultValue: defaultParallelism, description: "tasks run at once, and indexing workers", check: integerIn(1, 1024) },
+  { name: "parserParallelism", defaultValue: "1", description: "text extraction workers per index task", check: integerIn(1, 1024) },
+  { name: "nlpParallelism", defaultValue: "1", description: "named-entity workers per task", check: integerIn(1, 1024) },
+  { name: "sessionTtlSeconds", defaultValue: "43200", description: "lifetime of a SERVER-mode session", check: integerIn(1, 2_147_483_647) },
+  { name: "protectedUriPrefix", defaultValue: "/api/", description: "paths that need authentication in SERVER mode" },
+  { name: "queueName", defaultValue: "extract:queue", description: "name of the document queue" },
+  { name: "scrollSize", defaultValue: "1000", description: "documents per scroll page", check: integerIn(1, 100_000) },
+  { name: "scrollSlices", defaultValue: "1", description: "parallel scroll slices", check: integerIn(1, 1024) },
+  { name: "ocr", defaultValue: "true", description: "run OCR on images when an engine is installed", check: booleanText },
+  { name: "rootHost", description: "public base URL used in document links of CSV exports" },
+  { name: "platform", description: "adds an environment label to the OpenMetrics status" },
+  { name: "clusterName", defaultValue: "datashare", description: "Elasticsearch cluster name" },
+  { name: "browserOpenLink", defaultValue: "false", description: "open a browser on start (LOCAL)", check: booleanText }
+]
+
+export const optionNames: ReadonlySet<string> = new Set(optionSpecs.map((o) => o.name))
+
+export const defaultValues: Readonly<Record<string, string>> = Object.fromEntries(
+  optionSpecs.flatMap((o) => (o.defaultValue === undefined ? [] : [[o.name, o.defaultValue]]))
+)

@@ -1,0 +1,67 @@
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect } from "effect"
+import { Settings } from "../../config/Settings.ts"
+
+/** The status report of the legacy API (`GET /api/status`). */
+export interface StatusReport {
+  readonly database: boolean
+  readonly index: boolean
+  readonly databus: boolean
+  readonly document_queue_status: boolean
+  readonly document_queue_size: number
+}
+
+const probeTimeout = Duration.seconds(2)
+
+/**
+ * Real health checks of the database and the search index. Results are cached for a second so that a
+ * monitoring scrape storm costs the database one round trip per second, not one per request.
+ */
+export class Health extends Effect.Service<Health>()("quarry/Health", {
+  scoped: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const settings = yield* Settings
+    const database = sql`SELECT 1`.pipe(
+      Effect.timeout(probeTimeout),
+      Effect.as(true),
+      Effect.catchAll(() => Effect.succeed(false))
+    )
+    const elasticsearch = (address: string) =>
+      Effect.tryPromise((signal) => fetch(new URL("/", address), { signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]) })).pipe(
+        Effect.map((response) => response.ok),
+        Effect.catchAll(() => Effect.succeed(false))
+      )
+    // Without Elasticsearch the index lives in PostgreSQL, so it is up exactly when the database is.
+    const index = settings.elasticsearchAddress === undefined ? database : elasticsearch(settings.elasticsearchAddress)
+    const check = Effect.all([database, index], { concurrency: 2 }).pipe(
+      Effect.map(([databaseUp, indexUp]): StatusReport => ({
+        database: databaseUp,
+        index: indexUp,
+        // The data bus is in-process (a PubSub), so it is up while the process is.
+        databus: true,
+        document_queue_status: databaseUp,
+        document_queue_size: 0
+      }))
+    )
+    const cached = yield* Effect.cachedWithTTL(check, Duration.seconds(1))
+    return { status: Effect.fn("Health.status")(() => cached) }
+  })
+}) {}
+
+const gaugeLine = (labels: string, value: number, timestamp: number) => `datashare{${labels}} ${value} ${timestamp}\n`
+
+/** The OpenMetrics text of the status report, one gauge sample per resource. */
+export const toOpenMetrics = (report: StatusReport, timestamp: number, platform: string | undefined) => {
+  const environment = platform === undefined ? "" : `environment="${platform}",`
+  const flag = (resource: keyof StatusReport, up: boolean) =>
+    gaugeLine(`${environment}status="${up ? "OK" : "KO"}",resource="${resource}"`, up ? 1 : 0, timestamp)
+  return (
+    "# HELP datashare The datashare resources status\n" +
+    "# TYPE datashare gauge\n" +
+    flag("database", report.database) +
+    flag("index", report.index) +
+    flag("databus", report.databus) +
+    flag("document_queue_status", report.document_queue_status) +
+    gaugeLine(`${environment}resource="document_queue_size"`, report.document_queue_size, timestamp)
+  )
+}

@@ -1,0 +1,22 @@
+import { Schema } from "effect"
+
+/** A user as the legacy API prints it (`GET /api/users/me`, tags, batch searches, tasks). */
+export const LegacyUser = Schema.Struct({
+  id: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  email: Schema.NullOr(Schema.String),
+  provider: Schema.String,
+  details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+export type LegacyUser = typeof LegacyUser.Type
+
+/** The application name under which the reference lists a user's projects in `details.groups_by_applications`. */
+export const applicationName = "datashare"
+
+/** The projects a user's details grant (`details.groups_by_applications.datashare`). */
+export const projectsInDetails = (details: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
+  const groups = details.groups_by_applications
+  if (typeof groups !== "object" || groups === null) return []
+  const projects = (groups as Record<string, unknown>)[applicationName]
+  return Array.isArray(projects) ? projects.filter((p): p is string => typeof p === "string") : []
+}

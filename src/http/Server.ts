@@ -1,0 +1,127 @@
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { Cause, Context, Effect, Exit, Runtime } from "effect"
+import { Settings } from "../config/Settings.ts"
+import { BadRequest, HttpRequest, type HttpRequestShape, type HttpResponse, PayloadTooLarge, json, statusOf } from "./Http.ts"
+import { anonymousUser, Authenticator, CurrentUser } from "./middleware/Auth.ts"
+import { writeResponse } from "./middleware/Conventions.ts"
+import { makeRouter, type Route } from "./Router.ts"
+
+/** Where the server listens, once it does. */
+export class HttpServerInfo extends Context.Tag("quarry/HttpServerInfo")<HttpServerInfo, { readonly port: number; readonly url: string }>() {}
+
+/** A non-routed handler for a path prefix (the RPC endpoint), given the raw Node request. */
+export interface Mount {
+  readonly prefix: string
+  readonly handle: (request: http.IncomingMessage, response: http.ServerResponse) => void
+}
+
+/** Requests bodies larger than this answer 413; uploads that may be larger stream instead of using `body`. */
+const maxBodyBytes = 256 * 1024 * 1024
+
+const readBody = (request: http.IncomingMessage) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBodyBytes) {
+        reject(new PayloadTooLarge({ message: `request bodies are limited to ${maxBodyBytes} bytes` }))
+        request.destroy()
+      } else chunks.push(chunk)
+    })
+    request.on("end", () => resolve(Buffer.concat(chunks)))
+    request.on("error", (error) => reject(new BadRequest({ message: `cannot read the request body: ${error.message}` })))
+  })
+
+const errorBody = (status: number, message: string): HttpResponse => json({ error: message }, status)
+
+const failureResponse = (cause: Cause.Cause<unknown>) =>
+  Effect.gen(function* () {
+    const failure = Cause.failureOption(cause)
+    if (failure._tag === "Some") {
+      const error = failure.value
+      const status = statusOf(error)
+      const message = error instanceof Error ? error.message : ""
+      if (status >= 500) yield* Effect.logError("request failed", cause)
+      const response = errorBody(status, message)
+      return status === 401 ? { ...response, headers: { "WWW-Authenticate": 'Basic realm="datashare"' } } : response
+    }
+    yield* Effect.logError("request defect", cause)
+    return errorBody(500, "internal error")
+  })
+
+/**
+ * Serves the route table on node:http. The request path is kept lean on purpose (no per-request router
+ * layers or tracing spans): it matches a route, authenticates, runs the handler in the application's runtime
+ * and writes the result with the legacy conventions.
+ */
+export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyArray<Mount> = []) =>
+  Effect.gen(function* () {
+    const settings = yield* Settings
+    const authenticator = yield* Authenticator
+    const runtime = yield* Effect.runtime<R>()
+    const router = makeRouter(routes)
+    const runCallback = Runtime.runCallback(runtime)
+
+    const handle = (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
+      const url = incoming.url ?? "/"
+      const queryStart = url.indexOf("?")
+      const path = queryStart < 0 ? url : url.slice(0, queryStart)
+      const mount = mounts.find((candidate) => path.startsWith(candidate.prefix))
+      if (mount !== undefined) return mount.handle(incoming, outgoing)
+      const method = incoming.method ?? "GET"
+      const write = (response: HttpResponse) => writeResponse(incoming, outgoing, response, settings.cors)
+      const match = router.match(method, path)
+      if (match._tag !== "Found") {
+        return write(match._tag === "NotFound" ? errorBody(404, "Not found") : errorBody(405, `${method} is not allowed on ${path}`))
+      }
+      let body: Promise<Buffer> | undefined
+      const request: HttpRequestShape = {
+        method,
+        path,
+        query: new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1)),
+        headers: incoming.headers,
+        params: match.params,
+        remoteAddress: incoming.socket.remoteAddress ?? "",
+        body: Effect.tryPromise({
+          try: () => (body ??= readBody(incoming)),
+          catch: (error) =>
+            error instanceof PayloadTooLarge || error instanceof BadRequest ? error : new BadRequest({ message: String(error) })
+        }),
+        raw: incoming
+      }
+      const program = Effect.gen(function* () {
+        const authentication = yield* authenticator.authenticate(request, match.route.public === true)
+        const response = yield* match.route.handler.pipe(
+          Effect.provideService(CurrentUser, authentication.user ?? anonymousUser),
+          Effect.provideService(HttpRequest, request),
+          Effect.catchAllCause(failureResponse)
+        )
+        return { ...response, headers: { ...authentication.headers, ...response.headers } }
+      }).pipe(Effect.catchAllCause(failureResponse))
+      runCallback(program, {
+        onExit: (exit) => write(Exit.isSuccess(exit) ? exit.value : errorBody(500, "internal error"))
+      })
+    }
+
+    const server = http.createServer({ keepAliveTimeout: 5_000 }, handle)
+    yield* Effect.acquireRelease(
+      Effect.async<void, Error>((resume) => {
+        server.once("error", (error) => resume(Effect.fail(error)))
+        server.listen(settings.tcpListenPort, settings.bind, () => resume(Effect.void))
+      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+          server.closeIdleConnections()
+          // In-flight requests get a moment to finish; then the remaining connections are cut.
+          setTimeout(() => server.closeAllConnections(), 2_000).unref()
+        })
+    )
+    const port = (server.address() as AddressInfo).port
+    const host = settings.bind.includes(":") ? `[${settings.bind}]` : settings.bind
+    const info = { port, url: `http://${host}:${port}` }
+    yield* Effect.log(`listening on ${info.url}`)
+    return info
+  })

@@ -1,0 +1,73 @@
+import { HttpApiSchema } from "@effect/platform"
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Context, Effect, Schema } from "effect"
+import type { SettingsShape } from "../../config/Settings.ts"
+import { applicationName, type LegacyUser } from "../../domain/user/User.ts"
+import type { BadRequest, HttpRequestShape } from "../Http.ts"
+import { readSessionCookie, sessionCookie } from "./SessionCookie.ts"
+
+/** Who is calling. Handlers read it to scope data and check project access. */
+export interface CurrentUserShape {
+  readonly user: LegacyUser
+  readonly isAdmin: boolean
+  /** The project ids this user may access; read lazily because most requests never ask. */
+  readonly grantedProjects: Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+}
+
+export class CurrentUser extends Context.Tag("quarry/CurrentUser")<CurrentUser, CurrentUserShape>() {}
+
+/** Missing or wrong credentials; answered 401 with `WWW-Authenticate: Basic realm="datashare"`. */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
+  "Unauthorized",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 401 })
+) {}
+
+export interface Authentication {
+  /** Undefined when the request carries no credentials (allowed only on public routes). */
+  readonly user: CurrentUserShape | undefined
+  /** Headers the response must carry (a new session cookie). */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export interface AuthenticatorShape {
+  readonly authenticate: (
+    request: HttpRequestShape,
+    isPublic: boolean
+  ) => Effect.Effect<Authentication, Unauthorized | BadRequest | SqlError.SqlError>
+}
+
+/** Checks credentials; one implementation per mode (LOCAL here, SERVER in ServerAuth.ts). */
+export class Authenticator extends Context.Tag("quarry/Authenticator")<Authenticator, AuthenticatorShape>() {}
+
+/** A caller with no credentials on a public route: no projects, no rights. */
+export const anonymousUser: CurrentUserShape = {
+  user: { id: "", name: null, email: null, provider: "local", details: {} },
+  isAdmin: false,
+  grantedProjects: Effect.succeed([])
+}
+
+/**
+ * LOCAL mode: every request is the `defaultUserName` user, who may use `defaultProject` and every project in the
+ * database. A request without a valid session cookie gets one, so that front ends can read the login from it.
+ */
+export const makeLocalAuthenticator = (settings: SettingsShape) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const login = settings.defaultUserName
+    const details = { uid: login, groups_by_applications: { [applicationName]: [settings.defaultProject] } }
+    const localUser: CurrentUserShape = {
+      user: { id: login, name: null, email: null, provider: "local", details },
+      isAdmin: true,
+      grantedProjects: sql<{ id: string }>`SELECT id FROM projects ORDER BY id`.pipe(
+        Effect.map((rows) => [settings.defaultProject, ...rows.map((row) => row.id).filter((id) => id !== settings.defaultProject)])
+      )
+    }
+    return Authenticator.of({
+      authenticate: (request) =>
+        Effect.succeed({
+          user: localUser,
+          headers: readSessionCookie(request.headers.cookie) === undefined ? { "Set-Cookie": sessionCookie(login, [login]) } : {}
+        })
+    })
+  })

@@ -1,0 +1,3 @@
+import { runCli } from "./cli/Cli.ts"
+
+runCli(process.argv.slice(2))
