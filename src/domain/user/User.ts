@@ -20,3 +20,25 @@ export const projectsInDetails = (details: Readonly<Record<string, unknown>>): R
   const projects = (groups as Record<string, unknown>)[applicationName]
   return Array.isArray(projects) ? projects.filter((p): p is string => typeof p === "string") : []
 }
+
+/** A user of the users table as the rest of the code sees it; the password hash never leaves Users. */
+export interface StoredUser {
+  readonly login: string
+  readonly name: string | null
+  readonly email: string | null
+  readonly provider: string
+  readonly details: Readonly<Record<string, unknown>>
+  readonly roles: ReadonlyArray<string>
+}
+
+export const adminRole = "admin"
+
+export const isAdmin = (user: StoredUser) => user.roles.includes(adminRole)
+
+export const toLegacyUser = (user: StoredUser): LegacyUser => ({
+  id: user.login,
+  name: user.name,
+  email: user.email,
+  provider: user.provider,
+  details: user.details
+})
