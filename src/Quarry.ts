@@ -1,9 +1,13 @@
+import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { Settings, type SettingsShape } from "./config/Settings.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
 import { Health } from "./domain/status/Health.ts"
-import { Authenticator, makeLocalAuthenticator } from "./http/middleware/Auth.ts"
+import { UserRepo } from "./domain/user/UserRepo.ts"
+import { Users } from "./domain/user/Users.ts"
+import { Authenticator, type AuthenticatorShape, makeLocalAuthenticator } from "./http/middleware/Auth.ts"
+import { makeServerAuthenticator } from "./http/middleware/ServerAuth.ts"
 import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 
@@ -11,7 +15,15 @@ import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 export const migratedDatabase = (settings: SettingsShape) =>
   Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer(settings.dataSourceUrl)))
 
-const authenticatorLayer = (settings: SettingsShape) => Layer.effect(Authenticator, makeLocalAuthenticator(settings))
+/** Users and their repository, for the server and the `user` commands. */
+export const usersLayer = Users.Default.pipe(Layer.provideMerge(UserRepo.Default))
+
+/** The authenticator of the mode, with the Users service it checks credentials against (handlers use it too). */
+const authenticatorLayer = (settings: SettingsShape) => {
+  const authenticator: Effect.Effect<AuthenticatorShape, never, Users | SqlClient.SqlClient> =
+    settings.mode === "SERVER" ? makeServerAuthenticator(settings) : makeLocalAuthenticator(settings)
+  return Layer.effect(Authenticator, authenticator).pipe(Layer.provideMerge(usersLayer))
+}
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
