@@ -1,0 +1,50 @@
+import { Effect, Option, Redacted } from "effect"
+import { Settings } from "../../config/Settings.ts"
+import { Users } from "../../domain/user/Users.ts"
+import { empty, HttpRequest } from "../Http.ts"
+import { Unauthorized } from "../middleware/Auth.ts"
+import { expiredSessionCookie, readSessionCookie, sessionCookie } from "../middleware/SessionCookie.ts"
+import { publicRoute } from "../Router.ts"
+
+const seeOther = (location: string, cookie: string) => empty(303, { Location: location, "Set-Cookie": cookie })
+
+/** Fields of an `application/x-www-form-urlencoded` body. */
+const formFields = Effect.gen(function* () {
+  const request = yield* HttpRequest
+  return new URLSearchParams((yield* request.body).toString("utf8"))
+})
+
+const signIn = Effect.gen(function* () {
+  const settings = yield* Settings
+  if (settings.mode !== "SERVER") {
+    // LOCAL mode has one user and no passwords, as in the reference: signing in just goes home.
+    return seeOther("/", sessionCookie(settings.defaultUserName, [settings.defaultUserName]))
+  }
+  const form = yield* formFields
+  const users = yield* Users
+  const user = yield* users.checkPassword(form.get("login") ?? "", Redacted.make(form.get("password") ?? ""))
+  if (Option.isNone(user)) return yield* new Unauthorized({ message: "wrong login or password" })
+  const sessionId = yield* users.openSession(user.value.login, settings.sessionTtlSeconds)
+  return seeOther("/", sessionCookie(user.value.login, user.value.roles, sessionId, settings.sessionTtlSeconds))
+})
+
+const signOut = Effect.gen(function* () {
+  const request = yield* HttpRequest
+  const cookie = readSessionCookie(request.headers.cookie)
+  if (cookie !== undefined) yield* (yield* Users).closeSession(cookie.sessionId)
+  return seeOther("/?signout", expiredSessionCookie())
+})
+
+/** Form sign-in and sign-out of browsers; public, since they are how a caller gets or drops credentials. */
+export const authRoutes = [
+  publicRoute("POST", "/auth/signin", signIn, {
+    summary: "Signs in with the form fields login and password (urlencoded); 303 to / with the session cookie, 401 otherwise",
+    tag: "auth",
+    responseStatus: 303
+  }),
+  publicRoute("GET", "/auth/signout", signOut, {
+    summary: "Ends the session and clears its cookie; 303 to /?signout",
+    tag: "auth",
+    responseStatus: 303
+  })
+]
