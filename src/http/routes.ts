@@ -1,13 +1,18 @@
 import { apiKeyRoutes } from "./legacy/ApiKeyHttp.ts"
 import { authRoutes } from "./legacy/AuthHttp.ts"
+import { languagesRoutes } from "./legacy/LanguagesHttp.ts"
+import { openApiRoutes } from "./legacy/OpenApiHttp.ts"
+import { rootRoutes } from "./legacy/RootHttp.ts"
 import { statusRoutes } from "./legacy/StatusHttp.ts"
+import { treeRoutes } from "./legacy/TreeHttp.ts"
+import type { DocumentedRoute } from "./OpenApi.ts"
 import type { Route } from "./Router.ts"
 
 /** The services a list of routes needs; lets groups with different needs share one table. */
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, apiKeyRoutes, authRoutes]
+const groups = [statusRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()
