@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
+import { BuildInfo } from "./config/BuildInfo.ts"
 import { Settings, type SettingsShape } from "./config/Settings.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
@@ -27,7 +28,7 @@ const authenticatorLayer = (settings: SettingsShape) => {
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, authenticatorLayer(settings))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, authenticatorLayer(settings))
   return Layer.scoped(HttpServerInfo, serveHttp(allRoutes)).pipe(
     Layer.provideMerge(services),
     Layer.provideMerge(migratedDatabase(settings)),

@@ -13,6 +13,8 @@ export interface OptionSpec {
   readonly defaultValue?: string
   /** Returns a reason when the value is not acceptable. */
   readonly check?: (value: string) => string | undefined
+  /** A filesystem path: `~` is expanded and relative paths resolved against the working directory. */
+  readonly isPath?: boolean
 }
 
 const oneOf = (...allowed: ReadonlyArray<string>) => (value: string) =>
@@ -31,6 +33,12 @@ const dataSource = (value: string) =>
     ? undefined
     : "must be postgresql://… or pglite:<dir> or pglite:memory"
 
+const httpUrl = (value: string) => (/^https?:\/\/[^/]/.test(value) ? undefined : "must be an http:// or https:// URL")
+
+const nonEmpty = (value: string) => (value.trim() === "" ? "must not be empty" : undefined)
+
+const absoluteUrlPath = (value: string) => (value.startsWith("/") ? undefined : "must start with /")
+
 const sizeText = (value: string) => (/^\d+[KMG]?$/.test(value) ? undefined : "must look like 100M (digits then K, M or G)")
 
 const home = os.homedir()
@@ -39,22 +47,27 @@ const defaultParallelism = String(Math.max(2, os.cpus().length))
 export const optionSpecs: ReadonlyArray<OptionSpec> = [
   { name: "mode", defaultValue: "LOCAL", description: "LOCAL (one local user) or SERVER (authenticated users)", check: oneOf("LOCAL", "SERVER") },
   { name: "tcpListenPort", defaultValue: "8080", description: "HTTP port (0 picks a free one)", check: integerIn(0, 65535) },
-  { name: "bind", defaultValue: "127.0.0.1", description: "address the HTTP server listens on" },
-  { name: "dataDir", defaultValue: path.join(home, "Datashare"), description: "root folder of the documents to index and browse" },
+  { name: "bind", defaultValue: "127.0.0.1", description: "address the HTTP server listens on", check: nonEmpty },
+  { name: "dataDir", defaultValue: path.join(home, "Datashare"), description: "root folder of the documents to index and browse", isPath: true },
   {
     name: "dataSourceUrl",
     defaultValue: `pglite:${path.join(home, ".local", "share", "quarry", "db")}`,
     description: "postgresql://… for a PostgreSQL server, pglite:<dir> for the embedded database, pglite:memory for a throwaway one",
     check: dataSource
   },
-  { name: "elasticsearchAddress", description: "Elasticsearch URL; unset means PostgreSQL full-text search" },
-  { name: "defaultProject", defaultValue: "local-datashare", description: "project used by indexing and named-entity tasks" },
-  { name: "defaultUserName", defaultValue: "local", description: "the user of LOCAL mode" },
-  { name: "settings", description: "settings file (Java properties: key=value lines, # comments)" },
+  { name: "elasticsearchAddress", description: "Elasticsearch URL; unset means PostgreSQL full-text search", check: httpUrl },
+  { name: "defaultProject", defaultValue: "local-datashare", description: "project used by indexing and named-entity tasks", check: nonEmpty },
+  { name: "defaultUserName", defaultValue: "local", description: "the user of LOCAL mode", check: nonEmpty },
+  { name: "settings", description: "settings file (Java properties: key=value lines, # comments); -s for short", isPath: true },
   { name: "cors", defaultValue: "*", description: "value of Access-Control-Allow-Origin; no-cors sends none" },
-  { name: "pluginsDir", description: "folder of installed front-end plugins" },
-  { name: "extensionsDir", description: "folder of installed server extensions" },
-  { name: "batchDownloadDir", defaultValue: path.join(home, ".local", "share", "quarry", "downloads"), description: "folder of batch download archives" },
+  { name: "pluginsDir", description: "folder of installed front-end plugins", isPath: true },
+  { name: "extensionsDir", description: "folder of installed server extensions", isPath: true },
+  {
+    name: "batchDownloadDir",
+    defaultValue: path.join(home, ".local", "share", "quarry", "downloads"),
+    description: "folder of batch download archives",
+    isPath: true
+  },
   { name: "batchDownloadMaxNbFiles", defaultValue: "10000", description: "most files in one batch download", check: integerIn(1, 10_000_000) },
   { name: "batchDownloadMaxSize", defaultValue: "100M", description: "largest batch download archive", check: sizeText },
   { name: "batchDownloadTimeToLive", defaultValue: "24", description: "hours a batch download archive is kept", check: integerIn(1, 1_000_000) },
@@ -62,7 +75,7 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
   { name: "parserParallelism", defaultValue: "1", description: "text extraction workers per index task", check: integerIn(1, 1024) },
   { name: "nlpParallelism", defaultValue: "1", description: "named-entity workers per task", check: integerIn(1, 1024) },
   { name: "sessionTtlSeconds", defaultValue: "43200", description: "lifetime of a SERVER-mode session", check: integerIn(1, 2_147_483_647) },
-  { name: "protectedUriPrefix", defaultValue: "/api/", description: "paths that need authentication in SERVER mode" },
+  { name: "protectedUriPrefix", defaultValue: "/api/", description: "paths that need authentication in SERVER mode", check: absoluteUrlPath },
   { name: "queueName", defaultValue: "extract:queue", description: "name of the document queue" },
   { name: "scrollSize", defaultValue: "1000", description: "documents per scroll page", check: integerIn(1, 100_000) },
   { name: "scrollSlices", defaultValue: "1", description: "parallel scroll slices", check: integerIn(1, 1024) },
@@ -73,7 +86,17 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
   { name: "browserOpenLink", defaultValue: "false", description: "open a browser on start (LOCAL)", check: booleanText }
 ]
 
-export const optionNames: ReadonlySet<string> = new Set(optionSpecs.map((o) => o.name))
+const specsByName: ReadonlyMap<string, OptionSpec> = new Map(optionSpecs.map((spec) => [spec.name, spec]))
+
+export const isKnownOption = (name: string) => specsByName.has(name)
+
+export const isPathOption = (name: string) => specsByName.get(name)?.isPath === true
+
+/** Why `value` is not acceptable for the option `name`, or undefined; settings Quarry does not know are kept as they are. */
+export const checkOption = (name: string, value: string): string | undefined => {
+  const reason = specsByName.get(name)?.check?.(value)
+  return reason === undefined ? undefined : `${JSON.stringify(value)} ${reason}`
+}
 
 export const defaultValues: Readonly<Record<string, string>> = Object.fromEntries(
   optionSpecs.flatMap((o) => (o.defaultValue === undefined ? [] : [[o.name, o.defaultValue]]))

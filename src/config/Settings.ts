@@ -1,24 +1,11 @@
-import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Context, Effect, Ref, Schema } from "effect"
-import { defaultValues, optionNames, optionSpecs } from "./Options.ts"
-import { formatProperties, parseProperties } from "./Properties.ts"
+import { Context, Effect, SynchronizedRef } from "effect"
+import { checkOption, defaultValues, isPathOption } from "./Options.ts"
+import { InvalidSetting, readSettingsFile, writeSettingsFile } from "./SettingsFile.ts"
 
-/** A setting that cannot be used; the CLI prints `message` as its one-line error. */
-export class InvalidSetting extends Schema.TaggedError<InvalidSetting>()("InvalidSetting", {
-  option: Schema.String,
-  reason: Schema.String
-}) {
-  override get message() {
-    return `invalid option --${this.option}: ${this.reason}`
-  }
-}
-
-/** The settings file cannot be written (PATCH /api/settings answers 404). */
-export class SettingsFileNotWritable extends Schema.TaggedError<SettingsFileNotWritable>()("SettingsFileNotWritable", {
-  file: Schema.String
-}) {}
+export { isKnownOption } from "./Options.ts"
+export { InvalidSetting, SettingsFileNotWritable } from "./SettingsFile.ts"
 
 export type Mode = "LOCAL" | "SERVER"
 
@@ -28,72 +15,88 @@ export interface SettingsSources {
   readonly env: Readonly<Record<string, string | undefined>>
   /** `--name value` pairs from the command line. */
   readonly cli: Readonly<Record<string, string>>
-  /** The settings file shipped with an installation, read when it exists. */
+  /** The settings file of an installation, read when it exists, and written by PATCH without `--settings`. */
   readonly defaultSettingsFile: string
 }
 
 export const defaultSettingsFile = path.join(os.homedir(), ".config", "quarry", "quarry.properties")
 
-/** `DS_DOCKER_ELASTICSEARCH_ADDRESS` → `elasticsearchAddress`. */
+const envPrefix = "DS_DOCKER_"
+
+/** `DS_DOCKER_ELASTICSEARCH_ADDRESS` → `elasticsearchAddress`, the reference's conversion. */
 export const envNameToOption = (envName: string): string =>
   envName
-    .slice("DS_DOCKER_".length)
+    .slice(envPrefix.length)
     .toLowerCase()
-    .replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+    .replace(/_([a-z0-9])/g, (_, char: string) => char.toUpperCase())
 
 const fromEnv = (env: SettingsSources["env"]): Record<string, string> =>
   Object.fromEntries(
     Object.entries(env).flatMap(([name, value]) =>
-      name.startsWith("DS_DOCKER_") && value !== undefined ? [[envNameToOption(name), value]] : []
-    )
-  )
-
-const readSettingsFile = (file: string, required: boolean) =>
-  Effect.tryPromise({
-    try: () => fs.readFile(file, "utf8"),
-    catch: (cause) => cause
-  }).pipe(
-    Effect.map(parseProperties),
-    Effect.catchAll((cause) =>
-      !required && (cause as NodeJS.ErrnoException).code === "ENOENT"
-        ? Effect.succeed<Record<string, string>>({})
-        : Effect.fail(new InvalidSetting({ option: "settings", reason: `cannot read ${file}: ${String((cause as Error).message ?? cause)}` }))
+      name.startsWith(envPrefix) && name.length > envPrefix.length && value !== undefined ? [[envNameToOption(name), value]] : []
     )
   )
 
 const expandHome = (value: string) => (value === "~" || value.startsWith("~/") ? path.join(os.homedir(), value.slice(1)) : value)
 
-/** Resolves every option with the seed's precedence: DS_DOCKER_ env > --settings file > default file > CLI > defaults. */
+const resolvePath = (value: string) => path.resolve(expandHome(value))
+
+/** Paths become absolute once, so that every later reader (and /settings) sees the same folder. */
+const normalise = (name: string, value: string) => {
+  if (isPathOption(name)) return resolvePath(value)
+  if (name === "dataSourceUrl" && value.startsWith("pglite:") && value !== "pglite:memory") {
+    return `pglite:${resolvePath(value.slice("pglite:".length))}`
+  }
+  return value
+}
+
+/**
+ * Resolves every option with the seed's precedence: DS_DOCKER_ variables > the `--settings` file > the default
+ * settings file > command-line options > defaults. Every known option is checked; a bad value fails with the
+ * option's name and where the value came from, since a file or variable may override what the user typed.
+ */
 export const resolveSettings = (sources: SettingsSources) =>
   Effect.gen(function* () {
     const env = fromEnv(sources.env)
-    const settingsFile = env.settings ?? sources.cli.settings
-    const fromFile = settingsFile === undefined ? {} : yield* readSettingsFile(expandHome(settingsFile), true)
+    const given = env.settings ?? sources.cli.settings
+    const settingsFile = given === undefined ? undefined : resolvePath(given)
+    const fromFile = settingsFile === undefined ? {} : yield* readSettingsFile(settingsFile, true)
     const fromDefaultFile = yield* readSettingsFile(sources.defaultSettingsFile, false)
-    const values: Record<string, string> = { ...defaultValues, ...sources.cli, ...fromDefaultFile, ...fromFile, ...env }
-    for (const spec of optionSpecs) {
-      const value = values[spec.name]
-      const reason = value === undefined ? undefined : spec.check?.(value)
-      if (reason !== undefined) return yield* new InvalidSetting({ option: spec.name, reason: `${JSON.stringify(value)} ${reason}` })
+    const layers: ReadonlyArray<readonly [string, Readonly<Record<string, string>>]> = [
+      ["the defaults", defaultValues],
+      ["the command line", sources.cli],
+      [sources.defaultSettingsFile, fromDefaultFile],
+      [settingsFile ?? "--settings", fromFile],
+      ["the environment", env]
+    ]
+    const values: Record<string, string> = {}
+    const origins: Record<string, string> = {}
+    for (const [origin, layer] of layers) {
+      for (const [name, value] of Object.entries(layer)) {
+        values[name] = value
+        origins[name] = origin
+      }
     }
-    for (const name of ["dataDir", "pluginsDir", "extensionsDir", "batchDownloadDir", "settings"]) {
-      const value = values[name]
-      if (value !== undefined) values[name] = path.resolve(expandHome(value))
+    for (const [name, value] of Object.entries(values)) {
+      const reason = checkOption(name, value)
+      if (reason === undefined) continue
+      const origin = origins[name] === "the command line" ? "" : ` (from ${origins[name]})`
+      return yield* new InvalidSetting({ option: name, reason: `${reason}${origin}` })
     }
-    if (values.dataSourceUrl?.startsWith("pglite:") && values.dataSourceUrl !== "pglite:memory") {
-      values.dataSourceUrl = `pglite:${path.resolve(expandHome(values.dataSourceUrl.slice("pglite:".length)))}`
-    }
-    return makeSettings(values, settingsFile === undefined ? sources.defaultSettingsFile : path.resolve(expandHome(settingsFile)))
+    for (const name of Object.keys(values)) values[name] = normalise(name, values[name]!)
+    if (settingsFile !== undefined) values.settings = settingsFile
+    return makeSettings(values, settingsFile ?? sources.defaultSettingsFile)
   })
 
 const makeSettings = (values: Readonly<Record<string, string>>, writableFile: string) => {
-  const current = Ref.unsafeMake<Readonly<Record<string, string>>>(values)
   const text = (name: string) => values[name]
   const required = (name: string) => values[name] ?? ""
   const integer = (name: string) => Number(values[name])
+  const mode: Mode = values.mode === "SERVER" ? "SERVER" : "LOCAL"
   return {
+    /** The values at start-up. */
     values,
-    mode: required("mode") as Mode,
+    mode,
     tcpListenPort: integer("tcpListenPort"),
     bind: required("bind"),
     dataDir: required("dataDir"),
@@ -111,8 +114,11 @@ const makeSettings = (values: Readonly<Record<string, string>>, writableFile: st
     platform: text("platform"),
     /** The file PATCH /api/settings writes: `--settings`, else the default settings file. */
     writableFile,
-    /** The running configuration, which PATCH /api/settings changes. */
-    current
+    /**
+     * The running configuration, which PATCH /api/settings changes (the typed fields above keep their start-up
+     * values until a restart). Synchronized so that concurrent PATCHes write the file one after the other.
+     */
+    current: SynchronizedRef.unsafeMake<Readonly<Record<string, string>>>(values)
   }
 }
 
@@ -122,29 +128,30 @@ export class Settings extends Context.Tag("quarry/Settings")<Settings, SettingsS
 
 const hiddenFromPublic = /Address|Secret|Url|Key/
 
-/** GET /settings: every running setting but those naming addresses, secrets, URLs and keys. */
+/** GET /settings: every running setting but those naming addresses, secrets, URLs and keys (case-sensitive). */
 export const publicSettings = (settings: SettingsShape) =>
-  Ref.get(settings.current).pipe(
-    Effect.map((values) => ({
-      ...Object.fromEntries(Object.entries(values).filter(([name]) => !hiddenFromPublic.test(name))),
-      pathSeparator: path.sep
-    }))
+  SynchronizedRef.get(settings.current).pipe(
+    Effect.map(
+      (values): Record<string, string> => ({
+        ...Object.fromEntries(Object.entries(values).filter(([name]) => !hiddenFromPublic.test(name))),
+        pathSeparator: path.sep
+      })
+    )
   )
 
 /**
- * PATCH /api/settings: merges the changes into the running configuration, then writes the whole configuration
- * to the settings file. Like the reference, the running change is kept even when the file cannot be written.
+ * PATCH /api/settings: checks the values of known options, saves the changes to the settings file, then makes
+ * them part of the running configuration. Unlike the reference, a failed write changes nothing, so that the
+ * 404 the caller sees means what it says.
  */
 export const updateSettings = (settings: SettingsShape, changes: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
-    const merged = yield* Ref.updateAndGet(settings.current, (values) => ({ ...values, ...changes }))
-    yield* Effect.tryPromise({
-      try: async () => {
-        await fs.mkdir(path.dirname(settings.writableFile), { recursive: true })
-        await fs.writeFile(settings.writableFile, formatProperties(merged))
-      },
-      catch: () => new SettingsFileNotWritable({ file: settings.writableFile })
-    })
+    for (const [name, value] of Object.entries(changes)) {
+      const reason = checkOption(name, value)
+      if (reason !== undefined) return yield* new InvalidSetting({ option: name, reason })
+    }
+    const normalised = Object.fromEntries(Object.entries(changes).map(([name, value]) => [name, normalise(name, value)]))
+    yield* SynchronizedRef.updateEffect(settings.current, (values) =>
+      writeSettingsFile(settings.writableFile, normalised).pipe(Effect.as({ ...values, ...normalised }))
+    )
   })
-
-export const isKnownOption = (name: string) => optionNames.has(name)

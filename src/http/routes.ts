@@ -3,6 +3,7 @@ import { authRoutes } from "./legacy/AuthHttp.ts"
 import { languagesRoutes } from "./legacy/LanguagesHttp.ts"
 import { openApiRoutes } from "./legacy/OpenApiHttp.ts"
 import { rootRoutes } from "./legacy/RootHttp.ts"
+import { settingsRoutes } from "./legacy/SettingsHttp.ts"
 import { statusRoutes } from "./legacy/StatusHttp.ts"
 import { treeRoutes } from "./legacy/TreeHttp.ts"
 import type { DocumentedRoute } from "./OpenApi.ts"
@@ -12,7 +13,7 @@ import type { Route } from "./Router.ts"
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()
