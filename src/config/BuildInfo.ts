@@ -33,7 +33,7 @@ const packageVersion = (directory: string) =>
  * so the "build" is this start: its version is package.json's and its time the start-up time. Without git only
  * the version is reported; this never fails.
  */
-export const readBuildInfo = (directory: string) =>
+export const readBuildInfo = (directory: string): Effect.Effect<Readonly<Record<string, string>>> =>
   Effect.gen(function* () {
     const version = yield* packageVersion(directory)
     const [head, branch, status, tags, describe, closestTag] = yield* Effect.all(
@@ -67,7 +67,5 @@ export const readBuildInfo = (directory: string) =>
 
 /** The version report, read once at start-up so that GET /version never runs a process. */
 export class BuildInfo extends Effect.Service<BuildInfo>()("quarry/BuildInfo", {
-  effect: Effect.map(readBuildInfo(installationDirectory), (properties): { readonly properties: Readonly<Record<string, string>> } => ({
-    properties
-  }))
+  effect: Effect.map(readBuildInfo(installationDirectory), (properties) => ({ properties }))
 }) {}
