@@ -13,6 +13,8 @@ export interface TestServerShape {
   readonly settings: SettingsShape
   /** A fresh folder the test may use (dataDir by default). */
   readonly workDir: string
+  /** The running service's context, so that tests can call its services directly (e.g. to create users). */
+  readonly context: Context.Context<Layer.Layer.Success<ReturnType<typeof quarryLayer>>>
 }
 
 export class TestServer extends Context.Tag("test/TestServer")<TestServer, TestServerShape>() {}
@@ -45,7 +47,7 @@ export const testServerLayer = (options: TestServerOptions) =>
       }).pipe(Effect.orDie)
       const context = yield* Layer.build(quarryLayer(settings)).pipe(Effect.orDie)
       const info = Context.get(context, HttpServerInfo)
-      return { url: info.url, settings, workDir }
+      return { url: info.url, settings, workDir, context }
     })
   )
 
