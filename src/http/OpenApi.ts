@@ -18,7 +18,8 @@ const componentName = (name: string) => name.replace(/[^A-Za-z0-9._-]/g, "_")
 /**
  * Rewrites a JSON Schema draft-07 (what effect's JSONSchema produces) into the OpenAPI 3.0 dialect: `null`
  * becomes `nullable`, `const` an enum, tuples arrays of any of their items, pattern properties additional
- * properties, local `$defs` references component references; keywords 3.0 lacks are dropped.
+ * properties, local `$defs` references component references; keywords 3.0 lacks, and empty `required`
+ * lists it forbids, are dropped.
  */
 const toOpenApi30 = (schema: unknown): unknown => {
   if (Array.isArray(schema)) return schema.map(toOpenApi30)
@@ -36,6 +37,10 @@ const toOpenApi30 = (schema: unknown): unknown => {
       case "$ref":
         out.$ref = typeof value === "string" ? value.replace(/^#\/\$defs\//, componentPath) : value
         break
+      case "required":
+        // 3.0 requires at least one name; records come out of JSONSchema with an empty list.
+        if (Array.isArray(value) && value.length > 0) out.required = value
+        break
       case "const":
         out.enum = [value]
         break
@@ -44,6 +49,12 @@ const toOpenApi30 = (schema: unknown): unknown => {
         break
       case "patternProperties":
         if (isObject(value)) out.additionalProperties = toOpenApi30(Object.values(value)[0] ?? {})
+        break
+      case "properties":
+        // A map of property names, not a schema: names such as `required` or `const` must stay as they are.
+        if (isObject(value)) {
+          out.properties = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, toOpenApi30(property)]))
+        }
         break
       case "items":
         out.items = Array.isArray(value) ? { anyOf: value.map(toOpenApi30) } : toOpenApi30(value)

@@ -1,6 +1,9 @@
-import { createHash } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
+import * as fs from "node:fs"
 import * as net from "node:net"
-import { describe, expect, it } from "@effect/vitest"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, bodyText, request, TestServer, testServerLayer } from "../helpers/server.ts"
@@ -31,10 +34,12 @@ const rawExchange = (method: string, target: string, headers: Readonly<Record<st
 
 const stableJson = "/api/settings/text/languages"
 
+// `layer` rather than `it.layer`: @effect/vitest's `it.layer` is rebound by each call, so a later suite would
+// also rebuild (and nest under) the servers of the suites before it.
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`legacy HTTP conventions on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testServerLayer({ database }))((it) => {
+    layer(testServerLayer({ database }))((it) => {
       it.effect("sends Access-Control-Allow-Origin: * on successes, 404s, errors, preflights and 304s", () =>
         Effect.gen(function* () {
           const etag = (yield* request(stableJson)).headers.get("etag") ?? ""
@@ -138,7 +143,33 @@ for (const database of databaseKinds) {
       )
     })
 
-    it.layer(testServerLayer({ database, cli: { cors: "no-cors" } }))((it) => {
+    // PATCH /api/settings is a route with a JSON body and an empty success; it needs a settings file to write.
+    const settingsFile = path.join(os.tmpdir(), `quarry-conventions-${randomUUID()}.properties`)
+    beforeAll(() => { console.log("WRITE", settingsFile); fs.writeFileSync(settingsFile, "# written by the conventions test\n") })
+    afterAll(() => { console.log("RM", settingsFile); fs.rmSync(settingsFile, { force: true }) })
+
+    layer(testServerLayer({ database, cli: { settings: settingsFile } }))((it) => {
+      it.effect("accepts a JSON body sent as text/plain, and answers an empty success with Content-Length: 0", () =>
+        Effect.gen(function* () {
+          const patch = yield* request("/api/settings", {
+            method: "PATCH",
+            headers: { "Content-Type": "text/plain;charset=UTF-8" },
+            body: JSON.stringify({ data: { batchDownloadMaxNbFiles: "42" } })
+          })
+          expect(patch.status).toBe(200)
+          expect(patch.headers.get("content-length")).toBe("0")
+          expect(yield* bodyText(patch)).toBe("")
+          expect(fs.readFileSync(settingsFile, "utf8")).toMatch(/^batchDownloadMaxNbFiles=42$/m)
+          expect(yield* bodyJson(yield* request("/settings"))).toMatchObject({ batchDownloadMaxNbFiles: "42" })
+          const malformed = yield* request("/api/settings", { method: "PATCH", headers: { "Content-Type": "text/plain" }, body: "{data:" })
+          expect(malformed.status).toBe(400)
+          expect(malformed.headers.get("content-type")).toBe("application/json;charset=UTF-8")
+          expect(yield* bodyJson(malformed)).toEqual({ error: "the request body is not valid JSON" })
+        })
+      )
+    })
+
+    layer(testServerLayer({ database, cli: { cors: "no-cors" } }))((it) => {
       it.effect("sends no Access-Control-Allow-Origin when cors is no-cors", () =>
         Effect.gen(function* () {
           for (const target of ["/api/status", "/no/such/route"]) {

@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { languages, OcrEngineUnavailable, parseLanguage, parseTesseractLanguages, tesseractLanguages } from "../../src/extract/Languages.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
@@ -67,10 +67,12 @@ describe("tesseract --list-langs", () => {
   )
 })
 
+// `layer` rather than `it.layer`: @effect/vitest's `it.layer` is rebound by each call, so a later suite would
+// also rebuild (and nest under) the servers of the suites before it.
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`GET /api/settings/*/languages on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testServerLayer({ database }))((it) => {
+    layer(testServerLayer({ database }))((it) => {
       it.effect("lists every language of the text extractor as {iso6392, name}", () =>
         Effect.gen(function* () {
           const response = yield* request("/api/settings/text/languages")

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import SwaggerParser from "@apidevtools/swagger-parser"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { openApiDocument } from "../../src/http/OpenApi.ts"
 import { allRoutes } from "../../src/http/routes.ts"
@@ -43,7 +43,8 @@ const templateOf = (routePath: string) => routePath.replace(/:([A-Za-z]+):?/g, "
 describe("openApiDocument", () => {
   it.effect("describes every documented route of any table, with shared schemas as components", () =>
     Effect.gen(function* () {
-      class Item extends Schema.Class<Item>("Item")({ id: Schema.String, note: Schema.NullOr(Schema.String) }) {}
+      // Property names that are also JSON Schema keywords must survive the conversion.
+      class Item extends Schema.Class<Item>("Item")({ id: Schema.String, note: Schema.NullOr(Schema.String), required: Schema.Literal("yes") }) {}
       const table = [
         { method: "GET" as const, path: "/api/:project/items/:id", doc: { summary: "One item", tag: "items", response: Item } },
         {
@@ -65,19 +66,23 @@ describe("openApiDocument", () => {
         description: "Saves items",
         content: { "application/json": { schema: { allOf: [{ $ref: "#/components/schemas/Item" }], nullable: true } } }
       })
-      expect(document.components.schemas.Item).toMatchObject({
+      expect(document.components.schemas.Item).toEqual({
         type: "object",
-        properties: { id: { type: "string" }, note: { type: "string", nullable: true } }
+        required: ["id", "note", "required"],
+        properties: { id: { type: "string" }, note: { type: "string", nullable: true }, required: { type: "string", enum: ["yes"] } },
+        additionalProperties: false
       })
       yield* validateValue(generated)
     })
   )
 })
 
+// `layer` rather than `it.layer`: @effect/vitest's `it.layer` is rebound by each call, so a later suite would
+// also rebuild (and nest under) the servers of the suites before it.
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`GET /api/openapi on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testServerLayer({ database }))((it) => {
+    layer(testServerLayer({ database }))((it) => {
       it.effect("is a valid OpenAPI 3.0 document served as text/json", () =>
         Effect.gen(function* () {
           const response = yield* request("/api/openapi")

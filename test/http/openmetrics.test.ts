@@ -1,5 +1,5 @@
 import { createRequire } from "node:module"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, bodyText, request, testServerLayer } from "../helpers/server.ts"
@@ -40,10 +40,12 @@ const scrape = Effect.gen(function* () {
   return { families: parseOpenMetrics(text), text, before, after }
 })
 
+// `layer` rather than `it.layer`: @effect/vitest's `it.layer` is rebound by each call, so a later suite would
+// also rebuild (and nest under) the servers of the suites before it.
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`GET /api/status?format=openmetrics on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testServerLayer({ database }))((it) => {
+    layer(testServerLayer({ database }))((it) => {
       it.effect("is one gauge family `datashare` with a sample per resource, valued and timestamped", () =>
         Effect.gen(function* () {
           const { families, text, before, after } = yield* scrape
@@ -81,7 +83,7 @@ for (const database of databaseKinds) {
       )
     })
 
-    it.layer(testServerLayer({ database, cli: { platform: "production" } }))((it) => {
+    layer(testServerLayer({ database, cli: { platform: "production" } }))((it) => {
       it.effect("starts every label set with the environment when the platform setting is set", () =>
         Effect.gen(function* () {
           const { families, text } = yield* scrape

@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"
@@ -49,6 +49,8 @@ const rawGet = (pathAndQuery: string) =>
 
 const directorySize = (target: string) => fs.statSync(target).size
 
+// `layer` rather than `it.layer`: @effect/vitest's `it.layer` is rebound by each call, so a later suite would
+// also rebuild (and nest under) the servers of the suites before it.
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`GET /api/tree on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
@@ -85,7 +87,7 @@ for (const database of databaseKinds) {
       ]
     })
 
-    it.layer(testServerLayer({ database, cli: { dataDir } }))((it) => {
+    layer(testServerLayer({ database, cli: { dataDir } }))((it) => {
       it.effect("lists one level in the tree -J layout, sorted by path, links shown and not followed", () =>
         Effect.gen(function* () {
           const response = yield* tree(dataDir)
