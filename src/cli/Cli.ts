@@ -1,21 +1,30 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Logger, LogLevel } from "effect"
-import { isKnownOption, resolveSettings, defaultSettingsFile } from "../config/Settings.ts"
+import { defaultSettingsFile, isKnownOption, resolveSettings } from "../config/Settings.ts"
 import { runServer } from "../Quarry.ts"
 import { parseArgs } from "./Args.ts"
-import { helpText } from "./Help.ts"
 import { CliFailure } from "./CliFailure.ts"
+import { helpText } from "./Help.ts"
+import { runUserCommand } from "./UserCommand.ts"
 
-const serveOptions = (options: Readonly<Record<string, string>>) =>
+/** `serve`: checks the command line before anything starts, then serves until SIGTERM or SIGINT. */
+const serve = (extraWords: ReadonlyArray<string>, options: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
     const unknown = Object.keys(options).find((name) => !isKnownOption(name))
     if (unknown !== undefined) return yield* new CliFailure({ message: `unknown option --${unknown} (see --help)` })
-    return options
+    if (extraWords.length > 0) return yield* new CliFailure({ message: `unexpected argument ${extraWords[0]} (see --help)` })
+    const settings = yield* resolveSettings({ env: process.env, cli: options, defaultSettingsFile })
+    // Servers are read by log collectors, desktops by people.
+    return yield* runServer(settings).pipe(Effect.provide(settings.mode === "SERVER" ? Logger.json : Logger.pretty))
   })
+
+/** Expected failures are one line on stderr, whatever their message holds, so scripts can show or grep it. */
+const oneLine = (message: string) => message.replace(/\s*\n\s*/g, " ").trim()
 
 /**
  * Runs one command line. Expected failures print one line and exit with status 2; SIGTERM and SIGINT interrupt
- * the program, which releases every resource (the server drains, tasks are released, the database closes).
+ * the program, which releases every resource (the server drains, tasks are released, the database and its lock
+ * file close) and exits with status 0.
  */
 export const runCli = (argv: ReadonlyArray<string>) => {
   const args = parseArgs(argv)
@@ -23,22 +32,25 @@ export const runCli = (argv: ReadonlyArray<string>) => {
     process.stdout.write(helpText())
     return
   }
-  const [command = "serve"] = args.words
+  const [command = "serve", ...rest] = args.words
   const program = Effect.gen(function* () {
-    if (command === "serve") {
-      const cli = yield* serveOptions(args.options)
-      const settings = yield* resolveSettings({ env: process.env, cli, defaultSettingsFile })
-      return yield* runServer(settings).pipe(Effect.provide(settings.mode === "SERVER" ? Logger.json : Logger.pretty))
+    switch (command) {
+      case "serve":
+        return yield* serve(rest, args.options)
+      case "user":
+        return yield* runUserCommand(rest, args.options)
+      default:
+        return yield* new CliFailure({ message: `unknown command ${command} (see --help)` })
     }
-    return yield* new CliFailure({ message: `unknown command ${command} (see --help)` })
   }).pipe(
     Effect.catchAll((error) =>
       Effect.sync(() => {
-        console.error(`quarry: ${error.message}`)
+        console.error(`quarry: ${oneLine(error.message)}`)
         process.exitCode = 2
       })
     ),
     Logger.withMinimumLogLevel(LogLevel.Info)
   )
+  // Without the pretty logger runMain would add, `serve` picks the logger of its mode and logs each line once.
   NodeRuntime.runMain(program, { disablePrettyLogger: true })
 }
