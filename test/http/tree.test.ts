@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"
+import { addUser, basic } from "../helpers/users.ts"
 
 /**
  * root/data is the data folder; root/data2 shares its prefix; root/outside is reached by symbolic links from
@@ -172,6 +173,22 @@ for (const database of databaseKinds) {
           const response = yield* tree(`/${dataDir}`)
           expect(response.status).toBe(200)
           expect(yield* bodyJson(response)).toEqual(oneLevel())
+        })
+      )
+    })
+
+    layer(testServerLayer({ database, cli: { mode: "SERVER" } }))((it) => {
+      it.effect("does not exist in SERVER mode, even for an authenticated user", () =>
+        Effect.gen(function* () {
+          yield* addUser("alice", "secret")
+          const server = yield* TestServer
+          // The credentials work, so the 404 comes from the mode and not from authentication.
+          expect((yield* request("/api/status", { headers: { Authorization: basic("alice", "secret") } })).status).toBe(200)
+          for (const method of ["GET", "OPTIONS"]) {
+            const response = yield* request(`/api/tree${server.workDir}`, { method, headers: { Authorization: basic("alice", "secret") } })
+            expect(response.status, method).toBe(404)
+            expect(yield* bodyJson(response)).toEqual({ error: "Not found" })
+          }
         })
       )
     })
