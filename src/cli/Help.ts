@@ -1,11 +1,12 @@
 import { optionSpecs } from "../config/Options.ts"
+import { defaultSettingsFile } from "../config/Settings.ts"
 
 /** The text of `--help`: commands, then every option with its default. */
 export const helpText = () => {
   const width = Math.max(...optionSpecs.map((spec) => spec.name.length)) + 4
   const options = optionSpecs
     .map((spec) => {
-      const defaultText = spec.defaultValue === undefined ? "" : ` (default: ${spec.defaultValue})`
+      const defaultText = ` (default: ${spec.defaultValue ?? "unset"})`
       return `  --${spec.name.padEnd(width)}${spec.description}${defaultText}`
     })
     .join("\n")
@@ -18,7 +19,8 @@ Commands:
   user list                      list users
   user remove <login>            remove a user
 
-Options (settings files and DS_DOCKER_<NAME> variables use the same names):
+Options (settings files and DS_DOCKER_<NAME> variables use the same names, e.g. DS_DOCKER_TCP_LISTEN_PORT).
+First found wins: DS_DOCKER_ variables, the --settings file, ${defaultSettingsFile}, the command line, defaults.
 ${options}
   --help                         show this text
 `
