@@ -98,14 +98,14 @@ const openApiPath = (routePath: string) => {
   return { template, parameters }
 }
 
+/** Every error of the legacy API answers `{"error": message}`. */
 const errorSchema = {
   type: "object",
   required: ["error"],
   properties: { error: { type: "string" } }
 }
 
-const operation = (route: DocumentedRoute & { readonly doc: RouteDoc }, pathParameters: ReturnType<typeof openApiPath>["parameters"], components: JsonObject): JsonObject => {
-  const doc = route.doc
+const operation = (doc: RouteDoc, pathParameters: ReturnType<typeof openApiPath>["parameters"], components: JsonObject): JsonObject => {
   const parameters: Array<unknown> = [
     ...pathParameters.map((parameter) => ({
       name: parameter.name,
@@ -139,21 +139,21 @@ const operation = (route: DocumentedRoute & { readonly doc: RouteDoc }, pathPara
       : {}),
     responses: {
       [status]: { description: doc.summary, ...content },
-      default: { description: "an error", content: { "application/json": { schema: { $ref: `${componentPath}Error` } } } }
+      default: { description: "an error", content: { "application/json": { schema: { $ref: `${componentPath}ErrorBody` } } } }
     }
   }
 }
 
 /** The OpenAPI 3.0 description of every documented route of a table, in the table's order. */
 export const openApiDocument = (routes: ReadonlyArray<DocumentedRoute>, info: { readonly title: string; readonly version: string }) => {
-  const components: JsonObject = { Error: errorSchema }
+  const components: JsonObject = { ErrorBody: errorSchema }
   const paths: Record<string, JsonObject> = {}
   const tags = new Set<string>()
   for (const route of routes) {
     if (route.doc === undefined) continue
     const { template, parameters } = openApiPath(route.path)
     const item = (paths[template] ??= {})
-    item[route.method.toLowerCase()] = operation({ ...route, doc: route.doc }, parameters, components)
+    item[route.method.toLowerCase()] = operation(route.doc, parameters, components)
     tags.add(route.doc.tag)
   }
   return {
