@@ -2,22 +2,28 @@ import { createHash } from "node:crypto"
 import type * as http from "node:http"
 import { type HttpResponse, jsonContentType } from "../Http.ts"
 
-/** ETag of the legacy API: the lowercase hex MD5 of the body bytes. */
-export const etagOf = (bytes: Uint8Array) => createHash("md5").update(bytes).digest("hex")
+/** ETag of the legacy API: the lowercase hex MD5 of the body bytes (a string is hashed as UTF-8). */
+export const etagOf = (content: string | Uint8Array) => createHash("md5").update(content).digest("hex")
 
-const bodyBytes = (response: HttpResponse): { bytes: Buffer; contentType: string } | undefined => {
+/**
+ * Text bodies stay strings up to the socket: Node then sends headers and body in one write instead of
+ * a two-buffer writev, which is measurable on small JSON answers.
+ */
+const bodyContent = (response: HttpResponse): { content: string | Uint8Array; contentType: string } | undefined => {
   const body = response.body
   switch (body._tag) {
     case "Json":
-      return { bytes: Buffer.from(JSON.stringify(body.value)), contentType: body.contentType ?? jsonContentType }
+      return { content: JSON.stringify(body.value), contentType: body.contentType ?? jsonContentType }
     case "Text":
-      return { bytes: Buffer.from(body.text), contentType: body.contentType }
+      return { content: body.text, contentType: body.contentType }
     case "Bytes":
-      return { bytes: Buffer.from(body.bytes), contentType: body.contentType }
+      return { content: body.bytes, contentType: body.contentType }
     default:
       return undefined
   }
 }
+
+const byteLength = (content: string | Uint8Array) => (typeof content === "string" ? Buffer.byteLength(content) : content.length)
 
 const ifNoneMatch = (request: http.IncomingMessage) => request.headers["if-none-match"]?.replace(/"/g, "").trim()
 
@@ -46,13 +52,13 @@ export const writeResponse = (
     source.pipe(response)
     return
   }
-  const content = bodyBytes(answer)
-  if (content === undefined) {
+  const body = bodyContent(answer)
+  if (body === undefined) {
     response.writeHead(answer.status, { ...headers, "Content-Length": "0" })
     response.end()
     return
   }
-  const etag = etagOf(content.bytes)
+  const etag = etagOf(body.content)
   if (answer.status === 200 && ifNoneMatch(request) === etag) {
     response.writeHead(304, { ...headers, ETag: etag })
     response.end()
@@ -60,9 +66,9 @@ export const writeResponse = (
   }
   response.writeHead(answer.status, {
     ...headers,
-    "Content-Type": content.contentType,
-    "Content-Length": String(content.bytes.length),
+    "Content-Type": body.contentType,
+    "Content-Length": String(byteLength(body.content)),
     ETag: etag
   })
-  response.end(sendsBody ? content.bytes : undefined)
+  response.end(sendsBody ? body.content : undefined)
 }
