@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, bodyText, request, testServerLayer } from "../helpers/server.ts"
@@ -21,7 +21,7 @@ const putKey = (userId: string, authorization: string) =>
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`API keys in SERVER mode on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testServerLayer({ database, cli: { mode: "SERVER" } }))((it) => {
+    layer(testServerLayer({ database, cli: { mode: "SERVER" } }))((it) => {
       it.effect("creates, shows the hash of, replaces and deletes a key that authenticates in between", () =>
         Effect.gen(function* () {
           yield* addUser("gus", "pw")
@@ -93,7 +93,7 @@ for (const database of databaseKinds) {
 }
 
 describe("API keys in LOCAL mode", () => {
-  it.layer(testServerLayer({ database: "pglite" }))((it) => {
+  layer(testServerLayer({ database: "pglite" }))((it) => {
     it.effect("do not exist: every method answers 404", () =>
       Effect.gen(function* () {
         for (const method of ["OPTIONS", "PUT", "GET", "DELETE"]) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { request, testServerLayer } from "../helpers/server.ts"
@@ -7,7 +7,7 @@ import { basic, cookiePair } from "../helpers/users.ts"
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`LOCAL-mode authentication on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testServerLayer({ database, cli: { defaultUserName: "alice" } }))((it) => {
+    layer(testServerLayer({ database, cli: { defaultUserName: "alice" } }))((it) => {
       it.effect("serves /api/... without credentials as the local user and sets the session cookie", () =>
         Effect.gen(function* () {
           const response = yield* request("/api/status")

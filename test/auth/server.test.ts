@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"
@@ -10,7 +10,7 @@ const status = (headers: Record<string, string> = {}) => request("/api/status", 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`SERVER-mode authentication on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testServerLayer({ database, cli: { mode: "SERVER", sessionTtlSeconds: "600" } }))((it) => {
+    layer(testServerLayer({ database, cli: { mode: "SERVER", sessionTtlSeconds: "600" } }))((it) => {
       it.effect("answers 401 with a Basic challenge when /api/... has no credentials", () =>
         Effect.gen(function* () {
           const response = yield* status()

@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { postgresAvailable, postgresSkipReason, throwawayPostgres } from "../helpers/databases.ts"
 import { request, testServerLayer } from "../helpers/server.ts"
@@ -39,9 +39,29 @@ const quarry = (...args: ReadonlyArray<string>) =>
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
     child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    // A timed-out test must not leave its process holding the database.
+    return Effect.sync(() => child.kill())
   })
 
+// Each run starts tsx and (mostly) an embedded database: seconds each, many more on a loaded machine.
+const spawnTimeout = 180_000
+
 const lines = (text: string) => text.split("\n").filter((line) => line.length > 0)
+
+// Before the embedded suite: its `layer` call rebinds the module's `it` to the test server's runtime.
+describe.skipIf(!postgresAvailable)(`quarry user on PostgreSQL${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`, () => {
+  it.scoped("adds, lists and removes users", () =>
+    Effect.gen(function* () {
+      const { url } = yield* throwawayPostgres
+      const db = `--dataSourceUrl=${url}`
+      expect(yield* quarry("user", "add", "dora", "--password", "pw", "--projects", "x", db)).toEqual({ code: 0, stdout: "user dora created\n", stderr: "" })
+      expect(lines((yield* quarry("user", "list", db)).stdout)).toEqual(["dora\t-\t-\tx\t-"])
+      expect((yield* quarry("user", "remove", "dora", db)).stdout).toBe("user dora removed\n")
+      expect(yield* quarry("user", "list", db)).toEqual({ code: 0, stdout: "", stderr: "" })
+    }),
+    spawnTimeout
+  )
+})
 
 describe("quarry user on an embedded database", () => {
   const db = `--dataSourceUrl=pglite:${embedded}`
@@ -52,7 +72,8 @@ describe("quarry user on an embedded database", () => {
       expect(added).toEqual({ code: 0, stdout: "user alice created\n", stderr: "" })
       const updated = yield* quarry("user", "add", "alice", "--password", "second pw", "--name", "Alice B", "--projects", "p3", "--admin", db)
       expect(updated).toEqual({ code: 0, stdout: "user alice updated\n", stderr: "" })
-    })
+    }),
+    spawnTimeout
   )
 
   it.effect("lists users one per line and removes them", () =>
@@ -65,7 +86,8 @@ describe("quarry user on an embedded database", () => {
       const again = yield* quarry("user", "remove", "bob", db)
       expect(again.code).toBe(2)
       expect(lines(again.stderr)).toEqual(["quarry: user bob not found"])
-    })
+    }),
+    spawnTimeout
   )
 
   it.effect("rejects bad command lines and bad users with one line and status 2", () =>
@@ -81,11 +103,12 @@ describe("quarry user on an embedded database", () => {
         expect(run.code).toBe(2)
         expect(lines(run.stderr)).toEqual([message])
       }
-    })
+    }),
+    spawnTimeout
   )
 
   describe("while a server holds the database", () => {
-    it.layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER", dataSourceUrl: `pglite:${embedded}` } }))((it) => {
+    layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER", dataSourceUrl: `pglite:${embedded}` } }))((it) => {
       it.effect("the server authenticates the user the command line created", () =>
         Effect.gen(function* () {
           expect((yield* request("/api/status", { headers: { authorization: basic("alice", "second pw") } })).status).toBe(200)
@@ -101,21 +124,9 @@ describe("quarry user on an embedded database", () => {
           expect(lines(run.stderr)).toEqual([
             `quarry: the embedded database ${embedded} is in use by process ${process.pid}; stop that Quarry first or use --dataSourceUrl postgresql://…`
           ])
-        })
+        }),
+        spawnTimeout
       )
     })
   })
-})
-
-describe.skipIf(!postgresAvailable)(`quarry user on PostgreSQL${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`, () => {
-  it.scoped("adds, lists and removes users", () =>
-    Effect.gen(function* () {
-      const { url } = yield* throwawayPostgres
-      const db = `--dataSourceUrl=${url}`
-      expect(yield* quarry("user", "add", "dora", "--password", "pw", "--projects", "x", db)).toEqual({ code: 0, stdout: "user dora created\n", stderr: "" })
-      expect(lines((yield* quarry("user", "list", db)).stdout)).toEqual(["dora\t-\t-\tx\t-"])
-      expect((yield* quarry("user", "remove", "dora", db)).stdout).toBe("user dora removed\n")
-      expect(yield* quarry("user", "list", db)).toEqual({ code: 0, stdout: "", stderr: "" })
-    })
-  )
 })

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import * as os from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Redacted } from "effect"
 import { resolveSettings } from "../../../src/config/Settings.ts"
 import { Users } from "../../../src/domain/user/Users.ts"
@@ -18,8 +18,7 @@ const usersOn = (database: DatabaseKind) =>
         cli: { dataSourceUrl },
         defaultSettingsFile: path.join(os.tmpdir(), "quarry-no-such-settings.properties")
       })
-      // Fresh: @effect/vitest would otherwise hand the second database's tests the Users built on the first.
-      return Layer.fresh(usersLayer).pipe(Layer.provideMerge(migratedDatabase(settings)))
+      return usersLayer.pipe(Layer.provideMerge(migratedDatabase(settings)))
     })
   ).pipe(Layer.orDie)
 
@@ -29,7 +28,7 @@ const sha384 = (text: string) => createHash("sha384").update(text).digest("hex")
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`Users on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(usersOn(database))((it) => {
+    layer(usersOn(database))((it) => {
       it.effect("adds a user, then updates it in place with exactly the new attributes", () =>
         Effect.gen(function* () {
           const users = yield* Users
