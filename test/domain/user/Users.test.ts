@@ -74,6 +74,11 @@ for (const database of databaseKinds) {
           expect(Option.isNone(yield* users.checkPassword("grace", secret("wrong")))).toBe(true)
           expect(Option.isNone(yield* users.checkPassword("nobody", secret("right")))).toBe(true)
           expect(Option.isNone(yield* users.checkPassword("nopassword", secret("")))).toBe(true)
+          // Damaged or hostile stored hashes refuse the sign-in instead of failing or allocating gigabytes.
+          for (const hash of ["garbage", "scrypt$1073741824$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA"]) {
+            yield* sql`UPDATE users SET password_hash = ${hash} WHERE login = 'grace'`
+            expect(Option.isNone(yield* users.checkPassword("grace", secret("right")))).toBe(true)
+          }
         })
       )
 
