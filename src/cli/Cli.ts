@@ -15,8 +15,17 @@ const serve = (extraWords: ReadonlyArray<string>, options: Readonly<Record<strin
     if (extraWords.length > 0) return yield* new CliFailure({ message: `unexpected argument ${extraWords[0]} (see --help)` })
     const settings = yield* resolveSettings({ env: process.env, cli: options, defaultSettingsFile })
     // Servers are read by log collectors, desktops by people.
-    return yield* runServer(settings).pipe(Effect.provide(settings.mode === "SERVER" ? Logger.json : Logger.pretty))
+    return yield* runServer(settings).pipe(
+      Effect.provide(settings.mode === "SERVER" ? Logger.json : Logger.pretty),
+      Effect.catchIf(isListenError, (error) =>
+        Effect.fail(new CliFailure({ message: `cannot listen on ${settings.bind}:${settings.tcpListenPort} (--bind, --tcpListenPort): ${error.code}` }))
+      )
+    )
   })
+
+/** node:http's failure to listen (port in use, address not local, no permission), to name the options behind it. */
+const isListenError = (error: unknown): error is NodeJS.ErrnoException & { code: string } =>
+  error instanceof Error && "syscall" in error && error.syscall === "listen" && "code" in error && typeof error.code === "string"
 
 /** Expected failures are one line on stderr, whatever their message holds, so scripts can show or grep it. */
 const oneLine = (message: string) => message.replace(/\s*\n\s*/g, " ").trim()

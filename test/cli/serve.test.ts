@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -43,6 +44,24 @@ describe.concurrent("quarry refuses a bad command line with one stderr line nami
     Effect.gen(function* () {
       const stderr = yield* refuses(["--mode", "LOCAL"], "--mode", { DS_DOCKER_MODE: "CLUSTER" })
       expect(stderr).toContain("from the environment")
+    })
+  )
+})
+
+describe("quarry serve on a port in use", () => {
+  it.scoped("exits non-zero with one stderr line naming --tcpListenPort", () =>
+    Effect.gen(function* () {
+      const occupied = yield* Effect.acquireRelease(
+        Effect.async<net.Server>((resume) => {
+          const server = net.createServer().listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+        }),
+        (server) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      const port = String((occupied.address() as net.AddressInfo).port)
+      const run = yield* runQuarry(["--tcpListenPort", port, "--dataSourceUrl", "pglite:memory"], yield* isolatedHome)
+      expect(run.code).toBe(2)
+      expect(lines(run.stderr)).toEqual([expect.stringContaining("--tcpListenPort")])
+      expect(run.stderr).toContain("EADDRINUSE")
     })
   )
 })
