@@ -1,0 +1,88 @@
+import { Effect, Either, Option, Queue, Stream } from "effect"
+import { EngineConfig } from "../../engine/EngineConfig.ts"
+import { Engine } from "../../engine/Engine.ts"
+import { TaskEvents } from "../../engine/TaskEvents.ts"
+import { idOfName, isFinished, type Task, TaskId } from "./Task.ts"
+import { TaskForbidden, TaskNotFinished, TaskNotFound } from "./TaskErrors.ts"
+import { TaskRepo } from "./TaskRepo.ts"
+
+/** Whether a task's name matches the legacy `filter`: a regular expression found anywhere in it, else a substring. */
+const nameFilter = (filter: string | undefined): ((name: string) => boolean) => {
+  if (filter === undefined || filter === "") return () => true
+  return Either.match(Either.try(() => new RegExp(filter)), {
+    onLeft: () => (name: string) => name.includes(filter),
+    onRight: (pattern) => (name: string) => pattern.test(name)
+  })
+}
+
+/**
+ * The rules of the task APIs: a user sees, stops, watches and cleans only their own tasks. A task is named
+ * by `ref`: its name (`<runner type>@<id>`, the legacy API's id) or its id (the RPC API's).
+ */
+export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
+  effect: Effect.gen(function* () {
+    const repo = yield* TaskRepo
+    const engine = yield* Engine
+    const events = yield* TaskEvents
+    const config = yield* EngineConfig
+
+    const find = Effect.fn("Tasks.find")(function* (userId: string, ref: string) {
+      const byName = ref.includes("@")
+      const task = yield* repo.findById(byName ? idOfName(ref) : TaskId.make(ref))
+      if (Option.isNone(task) || (byName && task.value.name !== ref)) return yield* new TaskNotFound({ task: ref })
+      if (task.value.userId !== userId) return yield* new TaskForbidden({ task: ref })
+      return task.value
+    })
+
+    const list = Effect.fn("Tasks.list")(function* (userId: string, filter?: string) {
+      const matches = nameFilter(filter)
+      return (yield* repo.listByUser(userId)).filter((task) => matches(task.name))
+    })
+
+    const stop = Effect.fn("Tasks.stop")(function* (userId: string, ref: string) {
+      return yield* engine.stop(yield* find(userId, ref))
+    })
+
+    const stopAll = Effect.fn("Tasks.stopAll")(function* (userId: string) {
+      return yield* engine.stopAll(userId)
+    })
+
+    /** Removes the user's finished tasks (DONE, ERROR, CANCELLED) and returns them. */
+    const cleanFinished = Effect.fn("Tasks.cleanFinished")(function* (userId: string) {
+      return yield* repo.deleteFinishedOf(userId)
+    })
+
+    const clean = Effect.fn("Tasks.clean")(function* (userId: string, ref: string) {
+      const task = yield* find(userId, ref)
+      const removed = yield* repo.deleteIfFinished(task.id)
+      if (Option.isNone(removed)) return yield* new TaskNotFinished({ task: ref })
+      return removed.value
+    })
+
+    /**
+     * The task now, then each change of its state or progress, ending with its final state. Changes are heard
+     * from task events; a re-read every poll interval covers events that never arrive.
+     */
+    const watch = (userId: string, ref: string): Stream.Stream<Task, TaskNotFound | TaskForbidden> =>
+      Stream.unwrapScoped(
+        Effect.gen(function* () {
+          const changes = yield* events.subscribe()
+          const first = yield* find(userId, ref).pipe(Effect.catchTag("SqlError", Effect.die))
+          const changed = Queue.take(changes).pipe(
+            Effect.repeat({ until: (event) => event.id === first.id }),
+            Effect.timeoutOption(config.pollInterval)
+          )
+          const next = changed.pipe(
+            Effect.zipRight(repo.findById(first.id).pipe(Effect.orDie)),
+            Effect.flatMap(Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed }))
+          )
+          return Stream.concat(Stream.succeed(first), Stream.repeatEffectOption(next)).pipe(
+            Stream.changesWith((a, b) => a.state === b.state && a.progress === b.progress),
+            Stream.takeUntil((task) => isFinished(task.state))
+          )
+        })
+      )
+
+    return { find, list, stop, stopAll, cleanFinished, clean, watch }
+  })
+}) {}

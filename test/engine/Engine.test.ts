@@ -1,0 +1,60 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Queue } from "effect"
+import { Engine } from "../../src/engine/Engine.ts"
+import { SleepJob } from "../../src/engine/kinds/SleepJob.ts"
+import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+import { blockJobLayer, BlockJob, makeBlockSignals } from "./fixtures/kinds.ts"
+import { clearTasks, eventually, readTask, startEngine, testDatabase } from "./helpers.ts"
+
+for (const database of databaseKinds) {
+  const skip = database === "postgres" && !postgresAvailable
+  describe.skipIf(skip)(`Engine on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
+    it.layer(testDatabase(database), { timeout: 60_000, excludeTestServices: true })((it) => {
+      it.scoped("runs a task to DONE with its result, progress 1 and one attempt", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          const context = yield* startEngine()
+          const engine = yield* Effect.provide(Engine, context)
+          const task = yield* engine.submit(SleepJob, { steps: 3, stepMillis: 10 }, { userId: "alice" })
+          expect(task.state).toBe("QUEUED")
+          expect(task.name).toBe(`quarry.tasks.SleepTask@${task.id}`)
+          const done = yield* eventually(readTask(task.id), (t) => t.state === "DONE")
+          expect(done.result).toBe(3)
+          expect(done.progress).toBe(1)
+          expect(done.attempts).toBe(1)
+          expect(done.checkpoint).toBe(3)
+          expect(done.finishedAt).not.toBeNull()
+        })
+      )
+
+      it.scoped("keeps the message of a failed task in ERROR", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          const engine = yield* Effect.provide(Engine, yield* startEngine())
+          const task = yield* engine.submit(SleepJob, { steps: 1, stepMillis: 0, failWith: "disk full" }, { userId: "alice" })
+          const failed = yield* eventually(readTask(task.id), (t) => t.state === "ERROR")
+          expect(failed.error).toBe("SleepFailed: disk full")
+          expect(failed.result).toBeNull()
+        })
+      )
+
+      it.scoped("stop interrupts a running handler within a second and records CANCELLED", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          const signals = yield* makeBlockSignals
+          const engine = yield* Effect.provide(Engine, yield* startEngine({}, blockJobLayer(signals)))
+          const task = yield* engine.submit(BlockJob, {}, { userId: "alice" })
+          expect(yield* Queue.take(signals.started)).toBe(task.id)
+          const running = yield* readTask(task.id)
+          const stoppedAt = Date.now()
+          expect(yield* engine.stop(running)).toBe(true)
+          const interrupted = yield* Queue.take(signals.interrupted).pipe(Effect.timeout("1 second"))
+          expect(interrupted.id).toBe(task.id)
+          expect(interrupted.at - stoppedAt).toBeLessThan(1_000)
+          expect((yield* readTask(task.id)).state).toBe("CANCELLED")
+          expect(yield* engine.stop(running)).toBe(false)
+        })
+      )
+    })
+  })
+}
