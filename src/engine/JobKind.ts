@@ -32,8 +32,10 @@ export interface KindRunner {
 }
 
 type AnySchema = Schema.Schema.AnyNoContext
+/** Errors are only turned into text, never decoded, so any schema fits, Schema.Never included. */
+type AnyErrorSchema = Schema.Schema.All
 
-export interface JobKind<P extends AnySchema, S extends AnySchema, E extends AnySchema, C extends AnySchema> {
+export interface JobKind<P extends AnySchema, S extends AnySchema, E extends AnyErrorSchema, C extends AnySchema> {
   readonly name: string
   /** The reference's class name; task names are `<runnerType>@<id>` and clients filter on them. */
   readonly runnerType: string
@@ -52,7 +54,7 @@ export interface JobKind<P extends AnySchema, S extends AnySchema, E extends Any
   ) => Layer.Layer<never, never, Engine | Exclude<R, Scope.Scope>>
 }
 
-export type AnyJobKind = JobKind<AnySchema, AnySchema, AnySchema, AnySchema>
+export type AnyJobKind = JobKind<AnySchema, AnySchema, AnyErrorSchema, AnySchema>
 
 const stringProperty = (value: object, name: string) =>
   Predicate.hasProperty(value, name) && typeof value[name] === "string" ? value[name] : undefined
@@ -70,7 +72,7 @@ export const defectText = (cause: Cause.Cause<unknown>) => errorText(Cause.squas
 
 const parseText = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
 
-export const make = <P extends AnySchema, S extends AnySchema, E extends AnySchema, C extends AnySchema = typeof Schema.Unknown>(options: {
+export const make = <P extends AnySchema, S extends AnySchema, E extends AnyErrorSchema, C extends AnySchema = typeof Schema.Unknown>(options: {
   readonly name: string
   readonly runnerType?: string
   readonly payload: P

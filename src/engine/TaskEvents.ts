@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Deferred, Effect, PubSub, Schedule, Stream } from "effect"
 import { DatabaseInfo } from "../db/Database.ts"
@@ -40,6 +41,7 @@ export class TaskEvents extends Effect.Service<TaskEvents>()("quarry/TaskEvents"
     const hub = yield* Effect.acquireRelease(PubSub.unbounded<TaskEvent>(), PubSub.shutdown)
     if (info.deliversNotifications) {
       const pg = yield* PgClient.PgClient
+      const sql = yield* SqlClient.SqlClient
       const listening = yield* Deferred.make<void>()
       const probe = `ready ${randomUUID()}`
       yield* pg.listen(channel).pipe(
@@ -53,7 +55,8 @@ export class TaskEvents extends Effect.Service<TaskEvents>()("quarry/TaskEvents"
         Effect.forkScoped
       )
       // LISTEN starts asynchronously: hear our own probe before relying on notifications.
-      yield* pg.notify(channel, probe).pipe(
+      // pg_notify, not PgClient.notify: the latter sends `NOTIFY channel, $1`, which PostgreSQL rejects.
+      yield* sql`SELECT pg_notify(${channel}, ${probe})`.pipe(
         Effect.zipRight(Deferred.await(listening).pipe(Effect.timeout("200 millis"))),
         Effect.retry({ times: 25 }),
         Effect.catchAllCause((cause) => Effect.logWarning("LISTEN not confirmed; the engine relies on polling", cause))

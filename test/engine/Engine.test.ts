@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Queue } from "effect"
 import { Engine } from "../../src/engine/Engine.ts"
 import { SleepJob } from "../../src/engine/kinds/SleepJob.ts"
@@ -9,7 +9,7 @@ import { clearTasks, eventually, readTask, startEngine, testDatabase } from "./h
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`Engine on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testDatabase(database), { timeout: 60_000, excludeTestServices: true })((it) => {
+    layer(testDatabase(database), { timeout: 60_000, excludeTestServices: true })((it) => {
       it.scoped("runs a task to DONE with its result, progress 1 and one attempt", () =>
         Effect.gen(function* () {
           yield* clearTasks
@@ -53,6 +53,26 @@ for (const database of databaseKinds) {
           expect(interrupted.at - stoppedAt).toBeLessThan(1_000)
           expect((yield* readTask(task.id)).state).toBe("CANCELLED")
           expect(yield* engine.stop(running)).toBe(false)
+        })
+      )
+
+      it.scoped("stopAll cancels each of the user's queued and running tasks and no one else's", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          const signals = yield* makeBlockSignals
+          const engine = yield* Effect.provide(Engine, yield* startEngine({ kindConcurrency: { block: 3 } }, blockJobLayer(signals)))
+          const first = yield* engine.submit(BlockJob, {}, { userId: "alice" })
+          const second = yield* engine.submit(BlockJob, {}, { userId: "alice" })
+          const others = yield* engine.submit(BlockJob, {}, { userId: "bob" })
+          yield* Effect.forEach([1, 2, 3], () => Queue.take(signals.started))
+          const queued = yield* engine.submit(BlockJob, {}, { userId: "alice" })
+          const cancelled = yield* engine.stopAll("alice")
+          expect(cancelled.map((task) => task.name).sort()).toEqual([first.name, second.name, queued.name].sort())
+          const interrupted = yield* Effect.forEach([1, 2], () => Queue.take(signals.interrupted)).pipe(Effect.timeout("1 second"))
+          expect(interrupted.map(({ id }) => id).sort()).toEqual([first.id, second.id].sort())
+          for (const task of [first, second, queued]) expect((yield* readTask(task.id)).state).toBe("CANCELLED")
+          expect((yield* readTask(others.id)).state).toBe("RUNNING")
+          expect(yield* engine.stopAll("alice")).toEqual([])
         })
       )
     })

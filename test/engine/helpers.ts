@@ -40,6 +40,20 @@ export const startEngine = <E = never, R = never>(options: EngineOptions = {}, .
   return Layer.build(Layer.mergeAll(engine, ...kinds.map((kind) => kind.pipe(Layer.provide(engine)))))
 }
 
+/**
+ * A second engine as another process would have it: on PostgreSQL with its own connection pool (and LISTEN
+ * connection); an in-memory PGlite cannot be opened twice, so there it shares the pool.
+ */
+export const startOtherEngine = <E = never, R = never>(options: EngineOptions = {}, ...kinds: ReadonlyArray<Layer.Layer<never, E, R>>) =>
+  Effect.gen(function* () {
+    const url = yield* TestDatabaseUrl
+    if (url.startsWith("pglite:")) return yield* startEngine(options, ...kinds)
+    const engine = engineLayer({ ...fastEngine, ...options })
+    return yield* Layer.build(
+      Layer.mergeAll(engine, ...kinds.map((kind) => kind.pipe(Layer.provide(engine)))).pipe(Layer.provide(databaseLayer(url)), Layer.orDie)
+    )
+  })
+
 /** Empties the tasks table between tests sharing a database. */
 export const clearTasks = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM tasks`).pipe(Effect.orDie)
 
