@@ -34,7 +34,8 @@ export interface HttpResponse {
   readonly body: ResponseBody
 }
 
-const noHeaders: Readonly<Record<string, string>> = {}
+/** The shared empty header set; answers without extra headers reuse it so writers can skip merging. */
+export const noHeaders: Readonly<Record<string, string>> = {}
 
 export const jsonContentType = "application/json;charset=UTF-8"
 

@@ -2,7 +2,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Cause, Context, Effect, Exit, Runtime } from "effect"
 import { Settings } from "../config/Settings.ts"
-import { BadRequest, HttpRequest, type HttpRequestShape, type HttpResponse, PayloadTooLarge, json, statusOf } from "./Http.ts"
+import { BadRequest, HttpRequest, type HttpRequestShape, type HttpResponse, json, noHeaders, PayloadTooLarge, statusOf } from "./Http.ts"
 import { anonymousUser, Authenticator, CurrentUser } from "./middleware/Auth.ts"
 import { writeResponse } from "./middleware/Conventions.ts"
 import { makeRouter, type Route } from "./Router.ts"
@@ -35,6 +35,35 @@ const readBody = (request: http.IncomingMessage) =>
   })
 
 const errorBody = (status: number, message: string): HttpResponse => json({ error: message }, status)
+
+const withHeaders = (headers: Readonly<Record<string, string>>) => (response: HttpResponse): HttpResponse => ({
+  ...response,
+  headers: { ...headers, ...response.headers }
+})
+
+const makeRequest = (
+  incoming: http.IncomingMessage,
+  method: string,
+  path: string,
+  url: string,
+  queryStart: number,
+  params: Readonly<Record<string, string>>
+): HttpRequestShape => {
+  let body: Promise<Buffer> | undefined
+  return {
+    method,
+    path,
+    query: new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1)),
+    headers: incoming.headers,
+    params,
+    remoteAddress: incoming.socket.remoteAddress ?? "",
+    body: Effect.tryPromise({
+      try: () => (body ??= readBody(incoming)),
+      catch: (error) => (error instanceof PayloadTooLarge || error instanceof BadRequest ? error : new BadRequest({ message: String(error) }))
+    }),
+    raw: incoming
+  }
+}
 
 const failureResponse = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
@@ -76,30 +105,20 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       if (match._tag !== "Found") {
         return write(match._tag === "NotFound" ? errorBody(404, "Not found") : errorBody(405, `${method} is not allowed on ${path}`))
       }
-      let body: Promise<Buffer> | undefined
-      const request: HttpRequestShape = {
-        method,
-        path,
-        query: new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1)),
-        headers: incoming.headers,
-        params: match.params,
-        remoteAddress: incoming.socket.remoteAddress ?? "",
-        body: Effect.tryPromise({
-          try: () => (body ??= readBody(incoming)),
-          catch: (error) =>
-            error instanceof PayloadTooLarge || error instanceof BadRequest ? error : new BadRequest({ message: String(error) })
+      const request = makeRequest(incoming, method, path, url, queryStart, match.params)
+      const isPublic = match.route.public === true
+      const handler = match.route.handler
+      // flatMap chains rather than Effect.gen, and one context for the request: this runs for every request.
+      const program = authenticator.authenticate(request, isPublic).pipe(
+        Effect.flatMap((authentication) => {
+          const requestContext = Context.make(HttpRequest, request).pipe(
+            Context.add(CurrentUser, authentication.user ?? anonymousUser)
+          )
+          const answered = Effect.catchAllCause(Effect.provide(handler, requestContext), failureResponse)
+          return authentication.headers === noHeaders ? answered : Effect.map(answered, withHeaders(authentication.headers))
         }),
-        raw: incoming
-      }
-      const program = Effect.gen(function* () {
-        const authentication = yield* authenticator.authenticate(request, match.route.public === true)
-        const response = yield* match.route.handler.pipe(
-          Effect.provideService(CurrentUser, authentication.user ?? anonymousUser),
-          Effect.provideService(HttpRequest, request),
-          Effect.catchAllCause(failureResponse)
-        )
-        return { ...response, headers: { ...authentication.headers, ...response.headers } }
-      }).pipe(Effect.catchAllCause(failureResponse))
+        Effect.catchAllCause(failureResponse)
+      )
       runCallback(program, {
         onExit: (exit) => write(Exit.isSuccess(exit) ? exit.value : errorBody(500, "internal error"))
       })

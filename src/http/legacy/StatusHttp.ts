@@ -17,7 +17,7 @@ export const statusRoutes = [
     "GET",
     "/api/status",
     Effect.gen(function* () {
-      const report = yield* (yield* Health).status()
+      const report = yield* (yield* Health).status
       if ((yield* queryParam("format")) !== "openmetrics") return json(report)
       const settings = yield* Settings
       return text(toOpenMetrics(report, Date.now(), settings.platform), "text/plain;version=0.0.4")

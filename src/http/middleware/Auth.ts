@@ -3,7 +3,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Schema } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
 import { applicationName, type LegacyUser } from "../../domain/user/User.ts"
-import type { BadRequest, HttpRequestShape } from "../Http.ts"
+import { type BadRequest, type HttpRequestShape, noHeaders } from "../Http.ts"
 import { readSessionCookie, sessionCookie } from "./SessionCookie.ts"
 
 /** Who is calling. Handlers read it to scope data and check project access. */
@@ -63,11 +63,13 @@ export const makeLocalAuthenticator = (settings: SettingsShape) =>
         Effect.map((rows) => [settings.defaultProject, ...rows.map((row) => row.id).filter((id) => id !== settings.defaultProject)])
       )
     }
+    const withSession: Authentication = { user: localUser, headers: noHeaders }
     return Authenticator.of({
       authenticate: (request) =>
-        Effect.succeed({
-          user: localUser,
-          headers: readSessionCookie(request.headers.cookie) === undefined ? { "Set-Cookie": sessionCookie(login, [login]) } : {}
-        })
+        Effect.succeed(
+          readSessionCookie(request.headers.cookie) === undefined
+            ? { user: localUser, headers: { "Set-Cookie": sessionCookie(login, [login]) } }
+            : withSession
+        )
     })
   })

@@ -25,7 +25,10 @@ const bodyContent = (response: HttpResponse): { content: string | Uint8Array; co
 
 const byteLength = (content: string | Uint8Array) => (typeof content === "string" ? Buffer.byteLength(content) : content.length)
 
-const ifNoneMatch = (request: http.IncomingMessage) => request.headers["if-none-match"]?.replace(/"/g, "").trim()
+const ifNoneMatch = (request: http.IncomingMessage) => {
+  const value = request.headers["if-none-match"]
+  return value === undefined ? undefined : value.replace(/"/g, "").trim()
+}
 
 /**
  * Writes a response with the legacy conventions: the CORS origin header on everything, ETag on bodies with 304
@@ -37,12 +40,14 @@ export const writeResponse = (
   answer: HttpResponse,
   cors: string
 ) => {
+  // One header object, filled in place: this runs for every response.
   const headers: Record<string, string> = { ...answer.headers }
   if (cors !== "no-cors") headers["Access-Control-Allow-Origin"] = cors
   const sendsBody = request.method !== "HEAD" && answer.status !== 204
   if (answer.body._tag === "Stream") {
     const source = answer.body.stream
-    response.writeHead(answer.status, { ...headers, "Content-Type": answer.body.contentType })
+    headers["Content-Type"] = answer.body.contentType
+    response.writeHead(answer.status, headers)
     if (!sendsBody) {
       source.destroy()
       response.end()
@@ -54,21 +59,20 @@ export const writeResponse = (
   }
   const body = bodyContent(answer)
   if (body === undefined) {
-    response.writeHead(answer.status, { ...headers, "Content-Length": "0" })
+    headers["Content-Length"] = "0"
+    response.writeHead(answer.status, headers)
     response.end()
     return
   }
   const etag = etagOf(body.content)
+  headers.ETag = etag
   if (answer.status === 200 && ifNoneMatch(request) === etag) {
-    response.writeHead(304, { ...headers, ETag: etag })
+    response.writeHead(304, headers)
     response.end()
     return
   }
-  response.writeHead(answer.status, {
-    ...headers,
-    "Content-Type": body.contentType,
-    "Content-Length": String(byteLength(body.content)),
-    ETag: etag
-  })
+  headers["Content-Type"] = body.contentType
+  headers["Content-Length"] = String(byteLength(body.content))
+  response.writeHead(answer.status, headers)
   response.end(sendsBody ? body.content : undefined)
 }

@@ -2,7 +2,7 @@ import { Effect, Option, Redacted } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
 import { isAdmin, projectsInDetails, type StoredUser, toLegacyUser } from "../../domain/user/User.ts"
 import { Users } from "../../domain/user/Users.ts"
-import { BadRequest, type HttpRequestShape } from "../Http.ts"
+import { BadRequest, type HttpRequestShape, noHeaders } from "../Http.ts"
 import { type Authentication, Authenticator, type CurrentUserShape, Unauthorized } from "./Auth.ts"
 import { readSessionCookie, sessionCookie } from "./SessionCookie.ts"
 
@@ -22,7 +22,7 @@ export const parseBasic = (encoded: string): BasicCredentials | undefined => {
   return colon < 0 ? undefined : { login: decoded.slice(0, colon), password: Redacted.make(decoded.slice(colon + 1)) }
 }
 
-const noCredentials = { user: undefined, headers: {} } satisfies Authentication
+const noCredentials = { user: undefined, headers: noHeaders } satisfies Authentication
 
 /**
  * SERVER mode. Credentials are tried in order: a live session cookie, `Authorization: Bearer <api key>`, HTTP
@@ -70,7 +70,7 @@ export const makeServerAuthenticator = (settings: SettingsShape) =>
         const cookie = readSessionCookie(request.headers.cookie)
         if (cookie !== undefined) {
           const user = yield* users.sessionUser(cookie.sessionId)
-          if (Option.isSome(user)) return { user: currentUserOf(user.value), headers: {} } satisfies Authentication
+          if (Option.isSome(user)) return { user: currentUserOf(user.value), headers: noHeaders } satisfies Authentication
         }
         const header = request.headers.authorization
         if (header !== undefined) return yield* fromAuthorization(header, required)
