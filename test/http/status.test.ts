@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, request, testServerLayer } from "../helpers/server.ts"
@@ -6,7 +6,8 @@ import { bodyJson, request, testServerLayer } from "../helpers/server.ts"
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`GET /api/status on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    it.layer(testServerLayer({ database }))((it) => {
+    // layer(), not it.layer: it.layer rebinds `it`, nesting the next database's server on this one.
+    layer(testServerLayer({ database }))((it) => {
       it.effect("reports every resource up as JSON", () =>
         Effect.gen(function* () {
           const response = yield* request("/api/status")
