@@ -62,9 +62,9 @@ export class Engine extends Effect.Service<Engine>()("quarry/Engine", {
       Effect.gen(function* () {
         const held = [...kinds.values()].flatMap((running) => [...running.fibers].map(([id]) => ({ id, running })))
         const alive = yield* queue.heartbeat(held.map(({ id }) => id))
-        yield* Effect.forEach(held, ({ id, running }) => (alive.has(id) ? Effect.void : FiberMap.remove(running.fibers, id)), {
-          discard: true
-        })
+        const lost = held.filter(({ id }) => !alive.has(id))
+        if (lost.length > 0) yield* Effect.logInfo(`interrupting ${lost.length} task(s) no longer held by this engine`)
+        yield* Effect.forEach(lost, ({ id, running }) => FiberMap.remove(running.fibers, id), { discard: true })
       })
     )
     yield* logFailure("task reaper")(queue.reap())
@@ -110,12 +110,20 @@ export class Engine extends Effect.Service<Engine>()("quarry/Engine", {
         const extra = Math.min(yield* semaphore.release(0), maxClaimBatch - 1)
         yield* semaphore.take(extra)
         yield* Queue.takeAll(running.wakeUps)
-        const tasks = yield* queue.claim(runner.name, extra + 1).pipe(Effect.onError(() => semaphore.release(extra + 1)))
-        yield* semaphore.release(extra + 1 - tasks.length)
-        yield* Effect.forEach(
-          tasks,
-          (task) => FiberMap.run(running.fibers, task.id, runTask(runner, task).pipe(Effect.ensuring(semaphore.release(1)))),
-          { discard: true }
+        // Uninterruptible: a claim cut short at shutdown could still commit, leaving tasks no fiber runs and no
+        // release covers; this way every claimed task is in the FiberMap before the loop can stop.
+        const tasks = yield* Effect.uninterruptible(
+          queue.claim(runner.name, extra + 1).pipe(
+            Effect.onError(() => semaphore.release(extra + 1)),
+            Effect.tap((tasks) => semaphore.release(extra + 1 - tasks.length)),
+            Effect.tap((tasks) =>
+              Effect.forEach(
+                tasks,
+                (task) => FiberMap.run(running.fibers, task.id, runTask(runner, task).pipe(Effect.ensuring(semaphore.release(1)))),
+                { discard: true }
+              )
+            )
+          )
         )
         if (tasks.length <= extra) yield* Queue.take(running.wakeUps).pipe(Effect.timeoutOption(config.pollInterval))
       }).pipe(

@@ -1,14 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Deferred, Duration, Effect, Queue } from "effect"
+import { Deferred, type Duration, Effect, Stream, SubscriptionRef } from "effect"
 import type { WorkerConfig } from "./fixtures/worker.ts"
 
 const workerPath = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "worker.ts")
 
 export interface Worker {
   readonly process: ChildProcess
-  /** Waits for a stdout line matching `pattern`, skipping earlier ones; dies after `timeout`. */
+  /** The first stdout line matching `pattern`, printed already or awaited; dies after `timeout`. */
   readonly line: (pattern: RegExp, timeout?: Duration.DurationInput) => Effect.Effect<string>
   /** The exit code once the process ends (null when killed by a signal). */
   readonly exited: Effect.Effect<number | null>
@@ -18,7 +18,7 @@ export interface Worker {
 /** Starts test/engine/fixtures/worker.ts in its own node process, killed when the scope closes if still running. */
 export const spawnWorker = (config: WorkerConfig) =>
   Effect.gen(function* () {
-    const lines = yield* Queue.unbounded<string>()
+    const lines = yield* SubscriptionRef.make<ReadonlyArray<string>>([])
     const exit = yield* Deferred.make<number | null>()
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => spawn(process.execPath, ["--import", "tsx", workerPath, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] })),
@@ -28,14 +28,17 @@ export const spawnWorker = (config: WorkerConfig) =>
     child.stdout?.on("data", (chunk: Buffer) => {
       const parts = (pending + chunk.toString("utf8")).split("\n")
       pending = parts.pop() ?? ""
-      for (const part of parts) Queue.unsafeOffer(lines, part)
+      Effect.runSync(SubscriptionRef.update(lines, (seen) => [...seen, ...parts]))
     })
     let errors = ""
     child.stderr?.on("data", (chunk: Buffer) => (errors += chunk.toString("utf8")))
     child.on("exit", (code) => Deferred.unsafeDone(exit, Effect.succeed(code)))
     const line = (pattern: RegExp, timeout: Duration.DurationInput = "30 seconds") =>
-      Queue.take(lines).pipe(
-        Effect.repeat({ until: (text) => pattern.test(text) }),
+      lines.changes.pipe(
+        Stream.map((seen) => seen.find((text) => pattern.test(text))),
+        Stream.filter((text) => text !== undefined),
+        Stream.runHead,
+        Effect.flatten,
         Effect.timeoutFail({ duration: timeout, onTimeout: () => `no line matching ${pattern} from the worker; stderr: ${errors}` }),
         Effect.orDie
       )
