@@ -5,12 +5,14 @@ import { Settings, type SettingsShape } from "./config/Settings.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
 import { Health } from "./domain/status/Health.ts"
+import { engineLayer } from "./engine/Layer.ts"
 import { UserRepo } from "./domain/user/UserRepo.ts"
 import { Users } from "./domain/user/Users.ts"
 import { Authenticator, type AuthenticatorShape, makeLocalAuthenticator } from "./http/middleware/Auth.ts"
 import { makeServerAuthenticator } from "./http/middleware/ServerAuth.ts"
 import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
+import { RpcEndpoint } from "./rpc/Server.ts"
 
 /** The database with every migration applied, for the server and for CLI commands alike. */
 export const migratedDatabase = (settings: SettingsShape) =>
@@ -28,8 +30,9 @@ const authenticatorLayer = (settings: SettingsShape) => {
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, authenticatorLayer(settings))
-  return Layer.scoped(HttpServerInfo, serveHttp(allRoutes)).pipe(
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism }))
+  return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
+    Layer.provideMerge(RpcEndpoint.Default),
     Layer.provideMerge(services),
     Layer.provideMerge(migratedDatabase(settings)),
     Layer.provideMerge(Layer.succeed(Settings, settings))

@@ -5,6 +5,7 @@ import { openApiRoutes } from "./legacy/OpenApiHttp.ts"
 import { rootRoutes } from "./legacy/RootHttp.ts"
 import { settingsRoutes } from "./legacy/SettingsHttp.ts"
 import { statusRoutes } from "./legacy/StatusHttp.ts"
+import { taskRoutes } from "./legacy/TaskHttp.ts"
 import { treeRoutes } from "./legacy/TreeHttp.ts"
 import type { DocumentedRoute } from "./OpenApi.ts"
 import type { Route } from "./Router.ts"
@@ -13,7 +14,7 @@ import type { Route } from "./Router.ts"
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()

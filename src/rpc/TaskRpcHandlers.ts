@@ -1,0 +1,25 @@
+import type { Headers } from "@effect/platform"
+import { Effect, Stream } from "effect"
+import { Tasks } from "../domain/task/Tasks.ts"
+import { TaskRpcs } from "./TaskRpcs.ts"
+
+/** Who made an RPC request, from its headers (set by the endpoint once it has authenticated the request). */
+export type CallerOf = (headers: Headers.Headers) => Effect.Effect<string>
+
+/** The task RPCs over the Tasks service; database failures are defects (the client sees a defect response). */
+export const taskRpcHandlers = (callerOf: CallerOf) =>
+  TaskRpcs.toLayer(
+    Effect.gen(function* () {
+      const tasks = yield* Tasks
+      return {
+        listTasks: ({ filter }, { headers }) =>
+          Effect.flatMap(callerOf(headers), (userId) => tasks.list(userId, filter)).pipe(Effect.orDie),
+        getTask: ({ id }, { headers }) =>
+          Effect.flatMap(callerOf(headers), (userId) => tasks.find(userId, id)).pipe(Effect.catchTag("SqlError", Effect.die)),
+        stopTask: ({ id }, { headers }) =>
+          Effect.flatMap(callerOf(headers), (userId) => tasks.stop(userId, id)).pipe(Effect.catchTag("SqlError", Effect.die)),
+        stopAll: (_, { headers }) => Effect.flatMap(callerOf(headers), (userId) => tasks.stopAll(userId)).pipe(Effect.orDie),
+        watchTasks: ({ id }, { headers }) => Stream.unwrap(Effect.map(callerOf(headers), (userId) => tasks.watch(userId, id)))
+      }
+    })
+  )

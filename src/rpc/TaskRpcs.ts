@@ -1,0 +1,27 @@
+import { Rpc, RpcGroup } from "@effect/rpc"
+import { Schema } from "effect"
+import { Task } from "../domain/task/Task.ts"
+import { TaskForbidden, TaskNotFound } from "../domain/task/TaskErrors.ts"
+
+/** A task's id, or its name (`<runner type>@<id>`, as the legacy API shows it). */
+const TaskRef = Schema.String
+
+const TaskAccessError = Schema.Union(TaskNotFound, TaskForbidden)
+
+/**
+ * The task API for internal tools, served at `/rpc` (HTTP, NDJSON). Every call acts as the authenticated
+ * caller: the tasks are the caller's own. Import this group to build a typed client (see the README).
+ */
+export class TaskRpcs extends RpcGroup.make(
+  Rpc.make("listTasks", {
+    payload: { filter: Schema.optional(Schema.String) },
+    success: Schema.Array(Task)
+  }),
+  Rpc.make("getTask", { payload: { id: TaskRef }, success: Task, error: TaskAccessError }),
+  /** True if the task was cancelled, false if it had already finished. */
+  Rpc.make("stopTask", { payload: { id: TaskRef }, success: Schema.Boolean, error: TaskAccessError }),
+  /** The caller's tasks that were queued or running, now cancelled. */
+  Rpc.make("stopAll", { success: Schema.Array(Task) }),
+  /** The task now, then at each change of state or progress; the stream ends with the task's final state. */
+  Rpc.make("watchTasks", { payload: { id: TaskRef }, success: Task, error: TaskAccessError, stream: true })
+) {}
