@@ -153,13 +153,15 @@ export class Engine extends Effect.Service<Engine>()("quarry/Engine", {
       yield* Effect.forkScoped(claimLoop(runner, running, semaphore))
     })
 
-    /** Queues a task of `kind` for `userId`; `id` defaults to a new uuid. */
+    /** Queues a task of `kind` for `userId`; `id` (URL-safe) defaults to a new uuid. */
     const submit = Effect.fn("Engine.submit")(function* <K extends AnyJobKind>(
       kind: K,
       payload: Schema.Schema.Type<K["payload"]>,
       options: { readonly userId: string; readonly id?: string }
     ) {
       const id = TaskId.make(options.id ?? randomUUID())
+      // Ids end task names and appear in URLs and notifications: no `@`, no spaces, nothing to escape.
+      if (!/^[A-Za-z0-9._~-]+$/.test(id)) return yield* Effect.dieMessage(`task id ${JSON.stringify(id)} is not URL-safe`)
       const encoded = yield* Schema.encode(kind.payload)(payload).pipe(Effect.orDie)
       const task = yield* queue.enqueue({ id, name: taskName(kind.runnerType, id), kind: kind.name, userId: options.userId, payload: encoded })
       yield* wake(kind.name)
