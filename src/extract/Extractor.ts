@@ -1,0 +1,201 @@
+import { mkdtemp, rm, stat } from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Clock, Duration, Effect, Either } from "effect"
+import { extractArchive } from "./archive.ts"
+import { detectContentType, mime } from "./ContentType.ts"
+import {
+  defaultLimits,
+  type EmbeddedInput,
+  type ExtractedDocument,
+  type ExtractLimits,
+  type ExtractOptions,
+  type Parsed,
+  type ParseContext,
+  type Parser
+} from "./Document.ts"
+import { embeddedDocumentId } from "./DocumentId.ts"
+import { extractEmail } from "./email.ts"
+import { describe, DocumentUnreadable, ExtractionFailed } from "./ExtractErrors.ts"
+import { extractHtml } from "./html.ts"
+import { defaultLanguage, detectLanguage, languageOption } from "./Language.ts"
+import { extractMbox } from "./mbox.ts"
+import { normaliseMetadata } from "./Metadata.ts"
+import { ocrParser, tesseractInstalled } from "./ocr.ts"
+import { extractOffice } from "./office.ts"
+import { extractPdf } from "./pdf.ts"
+import { extractRtf } from "./rtf.ts"
+import { digestSource, fileSource, type Source, sourceSize } from "./Source.ts"
+import { extractPlainText } from "./text.ts"
+
+/** What stays the same for every document of one file on disk. */
+interface Run {
+  readonly options: ExtractOptions
+  readonly limits: ExtractLimits
+  readonly path: string
+  readonly extractionDate: string
+  readonly budget: { bytes: number; entries: number }
+  readonly tempDir: string
+}
+
+interface Node extends EmbeddedInput {
+  readonly depth: number
+  readonly parentId: string | undefined
+  readonly rootId: string | undefined
+}
+
+interface Family {
+  readonly parser: Parser
+  /** Containers spend their time in their children, which have their own timeouts. */
+  readonly container: boolean
+}
+
+const officeTypes = new Set<string>([mime.docx, mime.xlsx, mime.pptx, mime.odt, mime.ods, mime.odp])
+const archiveTypes = new Set<string>([mime.zip, mime.tar, mime.gzip])
+const isText = (type: string) =>
+  type.startsWith("text/") || type === mime.json || type === mime.xml || type.endsWith("+xml") || type.endsWith("+json")
+
+const tesseract = "tesseract"
+
+/**
+ * Extracts a file and everything embedded in it into a tree of documents in the reference's shape. Only an
+ * unreadable file fails; a corrupt, encrypted, oversized or unsupported document is returned with what could
+ * be read and an `extractionError`.
+ */
+export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
+  effect: Effect.gen(function* () {
+    const ocr = ocrParser(tesseract, yield* Effect.cached(tesseractInstalled(tesseract)))
+
+    const familyOf = (type: string): Family | undefined => {
+      if (type === mime.html || type === mime.xhtml) return { parser: extractHtml, container: false }
+      if (type === mime.rtf) return { parser: extractRtf, container: false }
+      if (isText(type)) return { parser: extractPlainText, container: false }
+      if (type === mime.pdf) return { parser: extractPdf, container: false }
+      if (officeTypes.has(type)) return { parser: extractOffice, container: false }
+      if (type === mime.email) return { parser: extractEmail, container: true }
+      if (type === mime.mbox) return { parser: extractMbox, container: true }
+      if (archiveTypes.has(type)) return { parser: extractArchive, container: true }
+      if (type.startsWith("image/")) return { parser: ocr, container: false }
+      return undefined
+    }
+
+    const parse = (run: Run, family: Family | undefined, source: Source, context: ParseContext) => {
+      if (family === undefined) return Effect.succeed<Parsed>({ text: "" })
+      const parsing = family.parser(source, context)
+      return family.container
+        ? parsing
+        : parsing.pipe(
+            Effect.timeoutFail({
+              duration: Duration.millis(run.limits.parseTimeoutMillis),
+              onTimeout: () => new ExtractionFailed({ reason: `extraction took longer than ${run.limits.parseTimeoutMillis} ms` })
+            })
+          )
+    }
+
+    const extractNode = (run: Run, node: Node): Effect.Effect<ExtractedDocument, DocumentUnreadable> =>
+      Effect.gen(function* () {
+        const name = node.name ?? ""
+        const digests = yield* digestSource(node.source, run.options.project).pipe(
+          Effect.mapError((error) => new DocumentUnreadable({ path: node.depth === 0 ? run.path : `${run.path} (${name})`, reason: error.reason }))
+        )
+        const id =
+          node.parentId === undefined
+            ? digests.digest
+            : embeddedDocumentId({ digest: digests.digest, parentId: node.parentId, relationshipId: node.relationshipId, resourceName: node.name })
+        const children: Array<ExtractedDocument> = []
+        const detected = node.contentType === undefined ? yield* Effect.either(detectContentType(node.source, name)) : Either.right(node.contentType)
+        const contentType = Either.getOrElse(detected, () => "unknown")
+        const context: ParseContext = {
+          name,
+          contentType,
+          depth: node.depth,
+          options: run.options,
+          limits: run.limits,
+          budget: run.budget,
+          tempDir: run.tempDir,
+          embed: (input) =>
+            extractNode(run, { ...input, depth: node.depth + 1, parentId: id, rootId: node.rootId ?? id }).pipe(
+              Effect.map((child) => void children.push(child)),
+              Effect.catchTag("DocumentUnreadable", (error) => Effect.logWarning(`embedded document skipped: ${error.message}`))
+            )
+        }
+        const tooDeep = node.depth > run.limits.maxDepth
+        const result: Either.Either<Parsed, ExtractionFailed> = tooDeep
+          ? Either.left(new ExtractionFailed({ reason: `not extracted: embedded more than ${run.limits.maxDepth} levels deep` }))
+          : Either.isLeft(detected)
+            ? Either.left(detected.left)
+            : yield* Effect.either(parse(run, familyOf(contentType), node.source, context))
+        const parsed = Either.getOrElse(result, (): Parsed => ({ text: "" }))
+        const trimmed = parsed.text.trim()
+        const content = run.options.maxContentLength >= 0 ? trimmed.slice(0, run.options.maxContentLength) : trimmed
+        const size = sourceSize(node.source)
+        const raw: Record<string, string> = {
+          ...parsed.metadata,
+          "Content-Type": parsed.encoding === undefined ? contentType : `${contentType}; charset=${parsed.encoding}`,
+          "Content-Length": String(size)
+        }
+        if (node.name !== undefined) raw["resourceName"] = node.name
+        if (parsed.encoding !== undefined) raw["Content-Encoding"] = parsed.encoding
+        return {
+          id,
+          path: run.path,
+          dirname: path.dirname(run.path),
+          content,
+          contentLength: size,
+          contentTextLength: content.length,
+          contentType,
+          contentEncoding: parsed.encoding ?? "unknown",
+          // An archive's text is its member names: no language to detect there.
+          language: languageOption(run.options.language) ?? (archiveTypes.has(contentType) ? defaultLanguage : detectLanguage(content)),
+          metadata: normaliseMetadata(raw),
+          extractionDate: run.extractionDate,
+          extractionLevel: node.depth,
+          parentDocument: node.parentId ?? null,
+          rootDocument: node.rootId ?? id,
+          tags: [],
+          ...(Either.isLeft(result) ? { extractionError: result.left.reason } : {}),
+          ...(node.parentId === undefined ? { duplicateId: digests.duplicateId } : {}),
+          children
+        }
+      })
+
+    const temporaryDirectory = Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => mkdtemp(path.join(os.tmpdir(), "quarry-extract-")),
+        catch: (cause) => new DocumentUnreadable({ path: os.tmpdir(), reason: `no temporary directory: ${describe(cause)}` })
+      }),
+      (dir) => Effect.tryPromise(() => rm(dir, { recursive: true, force: true })).pipe(Effect.ignoreLogged)
+    )
+
+    const extract = Effect.fn("Extractor.extract")(function* (filePath: string, options: ExtractOptions) {
+      const absolute = path.resolve(filePath)
+      const info = yield* Effect.tryPromise({
+        try: () => stat(absolute),
+        catch: (cause) => new DocumentUnreadable({ path: absolute, reason: describe(cause) })
+      })
+      if (!info.isFile()) return yield* new DocumentUnreadable({ path: absolute, reason: "not a regular file" })
+      const now = yield* Clock.currentTimeMillis
+      return yield* Effect.scoped(
+        Effect.gen(function* () {
+          const run: Run = {
+            options,
+            limits: { ...defaultLimits, ...options.limits },
+            path: absolute,
+            extractionDate: new Date(now).toISOString(),
+            budget: { bytes: 0, entries: 0 },
+            tempDir: yield* temporaryDirectory
+          }
+          return yield* extractNode(run, {
+            source: fileSource(absolute, info.size),
+            name: path.basename(absolute),
+            depth: 0,
+            parentId: undefined,
+            rootId: undefined
+          })
+        })
+      )
+    })
+
+    return { extract }
+  })
+}) {}

@@ -1,0 +1,103 @@
+import { randomUUID } from "node:crypto"
+import { createReadStream, createWriteStream } from "node:fs"
+import { open, rm } from "node:fs/promises"
+import * as path from "node:path"
+import { Readable, Transform } from "node:stream"
+import { pipeline } from "node:stream/promises"
+import { Effect } from "effect"
+import { contentDigests } from "./DocumentId.ts"
+import { ExtractionFailed, failedTo } from "./ExtractErrors.ts"
+
+/** The bytes of a document: a file (roots, archive members spooled to disk) or a buffer (attachments). */
+export type Source =
+  | { readonly _tag: "File"; readonly path: string; readonly size: number }
+  | { readonly _tag: "Bytes"; readonly bytes: Uint8Array }
+
+export const fileSource = (file: string, size: number): Source => ({ _tag: "File", path: file, size })
+export const bytesSource = (bytes: Uint8Array): Source => ({ _tag: "Bytes", bytes })
+
+export const sourceSize = (source: Source): number => (source._tag === "File" ? source.size : source.bytes.byteLength)
+
+export const openStream = (source: Source): Readable =>
+  source._tag === "File" ? createReadStream(source.path) : Readable.from([source.bytes])
+
+/** The first `length` bytes (fewer for a shorter document). */
+export const readPrefix = (source: Source, length: number): Effect.Effect<Uint8Array, ExtractionFailed> => {
+  if (source._tag === "Bytes") return Effect.succeed(source.bytes.subarray(0, length))
+  const wanted = Math.min(length, source.size)
+  return Effect.acquireUseRelease(
+    Effect.tryPromise({ try: () => open(source.path, "r"), catch: failedTo("cannot open the file") }),
+    (handle) =>
+      Effect.tryPromise({
+        try: async () => {
+          const buffer = Buffer.alloc(wanted)
+          let filled = 0
+          while (filled < wanted) {
+            const { bytesRead } = await handle.read(buffer, filled, wanted - filled, filled)
+            if (bytesRead === 0) break
+            filled += bytesRead
+          }
+          return buffer.subarray(0, filled)
+        },
+        catch: failedTo("cannot read the file")
+      }),
+    (handle) => Effect.promise(() => handle.close())
+  )
+}
+
+/** The whole document, refused beyond `cap` bytes so one parser cannot take all the memory. */
+export const readAll = (source: Source, cap: number): Effect.Effect<Uint8Array, ExtractionFailed> =>
+  sourceSize(source) > cap
+    ? Effect.fail(new ExtractionFailed({ reason: `too large to extract (${sourceSize(source)} bytes, limit ${cap})` }))
+    : readPrefix(source, cap)
+
+/** The digest that identifies the content in the project, and the project-free one of Duplicate records. */
+export const digestSource = (source: Source, project: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      const digests = contentDigests(project)
+      for await (const chunk of openStream(source)) digests.update(chunk as Uint8Array)
+      return digests.finish()
+    },
+    catch: failedTo("cannot read the content")
+  })
+
+export const tempPath = (dir: string) => path.join(dir, randomUUID())
+
+export const removeFile = (file: string) =>
+  Effect.tryPromise(() => rm(file, { force: true })).pipe(Effect.ignoreLogged)
+
+/** Counts bytes going through and stops the stream past `limit`, with `reason(count)` as the error. */
+export const byteLimiter = (limit: (count: number) => string | undefined) => {
+  let count = 0
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      count += chunk.byteLength
+      const exceeded = limit(count)
+      if (exceeded === undefined) callback(null, chunk)
+      else callback(new Error(exceeded))
+    }
+  })
+}
+
+/**
+ * Writes a stream to a new temporary file through transforms (decompression, limits); the file is removed
+ * if anything fails.
+ */
+export const spool = (input: Readable, dir: string, transforms: ReadonlyArray<Transform>) => {
+  const file = tempPath(dir)
+  let size = 0
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.byteLength
+      callback(null, chunk)
+    }
+  })
+  return Effect.tryPromise({
+    try: () => pipeline([input, ...transforms, counter, createWriteStream(file)]),
+    catch: (cause) => new ExtractionFailed({ reason: cause instanceof Error ? cause.message : String(cause) })
+  }).pipe(
+    Effect.map(() => fileSource(file, size)),
+    Effect.tapError(() => removeFile(file))
+  )
+}
