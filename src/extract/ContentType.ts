@@ -106,7 +106,7 @@ export const detectContentType = (source: Source, name: string) =>
     if (sniffed !== undefined) return sniffed
     const fromName = extensionType(name)
     if (isText(head)) return fromName !== undefined && textual.has(fromName) ? fromName : mime.text
-    return fromName ?? mime.binary
+    return fromName !== undefined && !textual.has(fromName) ? fromName : mime.binary
   })
 
 const zipPackageType = (source: Source) =>

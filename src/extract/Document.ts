@@ -98,7 +98,8 @@ export interface ParseContext {
   readonly options: ExtractOptions
   readonly limits: ExtractLimits
   readonly budget: Budget
-  readonly tempDir: string
+  /** A directory for spooled members, created on first use and removed with the extraction. */
+  readonly tempDir: Effect.Effect<string, ExtractionFailed>
   /** Extracts an embedded document now (so its temporary file can go) and attaches it as a child. */
   readonly embed: (input: EmbeddedInput) => Effect.Effect<void>
 }

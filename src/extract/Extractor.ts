@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat } from "node:fs/promises"
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Clock, Duration, Effect, Either } from "effect"
@@ -25,7 +25,7 @@ import { ocrParser, tesseractInstalled } from "./ocr.ts"
 import { extractOffice } from "./office.ts"
 import { extractPdf } from "./pdf.ts"
 import { extractRtf } from "./rtf.ts"
-import { digestSource, fileSource, type Source, sourceSize } from "./Source.ts"
+import { bytesSource, digestSource, fileSource, type Source, sourceSize } from "./Source.ts"
 import { extractPlainText } from "./text.ts"
 
 /** What stays the same for every document of one file on disk. */
@@ -35,7 +35,7 @@ interface Run {
   readonly path: string
   readonly extractionDate: string
   readonly budget: { bytes: number; entries: number }
-  readonly tempDir: string
+  readonly tempDir: Effect.Effect<string, ExtractionFailed>
 }
 
 interface Node extends EmbeddedInput {
@@ -56,6 +56,7 @@ const isText = (type: string) =>
   type.startsWith("text/") || type === mime.json || type === mime.xml || type.endsWith("+xml") || type.endsWith("+json")
 
 const tesseract = "tesseract"
+const smallFileBytes = 1024 ** 2
 
 /**
  * Extracts a file and everything embedded in it into a tree of documents in the reference's shape. Only an
@@ -159,13 +160,30 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
         }
       })
 
-    const temporaryDirectory = Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => mkdtemp(path.join(os.tmpdir(), "quarry-extract-")),
-        catch: (cause) => new DocumentUnreadable({ path: os.tmpdir(), reason: `no temporary directory: ${describe(cause)}` })
-      }),
-      (dir) => Effect.tryPromise(() => rm(dir, { recursive: true, force: true })).pipe(Effect.ignoreLogged)
-    )
+    /** Most files need no temporary directory: it is made on first use and removed when the scope closes. */
+    const lazyTemporaryDirectory = Effect.gen(function* () {
+      let dir: string | undefined
+      yield* Effect.addFinalizer(() =>
+        dir === undefined ? Effect.void : Effect.tryPromise(() => rm(dir ?? "", { recursive: true, force: true })).pipe(Effect.ignoreLogged)
+      )
+      return Effect.suspend(() =>
+        dir !== undefined
+          ? Effect.succeed(dir)
+          : Effect.tryPromise({
+              try: () => mkdtemp(path.join(os.tmpdir(), "quarry-extract-")),
+              catch: (cause) => new ExtractionFailed({ reason: `no temporary directory: ${describe(cause)}` })
+            }).pipe(Effect.tap((made) => Effect.sync(() => void (dir = made))))
+      )
+    })
+
+    /** A small file is read once into memory: hashing, detection and parsing then cost no further reads. */
+    const rootSource = (file: string, size: number) =>
+      size > smallFileBytes
+        ? Effect.succeed(fileSource(file, size))
+        : Effect.tryPromise({
+            try: () => readFile(file),
+            catch: (cause) => new DocumentUnreadable({ path: file, reason: describe(cause) })
+          }).pipe(Effect.map((bytes) => bytesSource(bytes, file)))
 
     const extract = Effect.fn("Extractor.extract")(function* (filePath: string, options: ExtractOptions) {
       const absolute = path.resolve(filePath)
@@ -183,10 +201,10 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
             path: absolute,
             extractionDate: new Date(now).toISOString(),
             budget: { bytes: 0, entries: 0 },
-            tempDir: yield* temporaryDirectory
+            tempDir: yield* lazyTemporaryDirectory
           }
           return yield* extractNode(run, {
-            source: fileSource(absolute, info.size),
+            source: yield* rootSource(absolute, info.size),
             name: path.basename(absolute),
             depth: 0,
             parentId: undefined,

@@ -11,10 +11,11 @@ import { ExtractionFailed, failedTo } from "./ExtractErrors.ts"
 /** The bytes of a document: a file (roots, archive members spooled to disk) or a buffer (attachments). */
 export type Source =
   | { readonly _tag: "File"; readonly path: string; readonly size: number }
-  | { readonly _tag: "Bytes"; readonly bytes: Uint8Array }
+  | { readonly _tag: "Bytes"; readonly bytes: Uint8Array; readonly path?: string | undefined }
 
 export const fileSource = (file: string, size: number): Source => ({ _tag: "File", path: file, size })
-export const bytesSource = (bytes: Uint8Array): Source => ({ _tag: "Bytes", bytes })
+/** Bytes in memory; `path` when they are also a file on disk (a small file read whole). */
+export const bytesSource = (bytes: Uint8Array, path?: string): Source => ({ _tag: "Bytes", bytes, path })
 
 export const sourceSize = (source: Source): number => (source._tag === "File" ? source.size : source.bytes.byteLength)
 

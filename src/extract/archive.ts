@@ -49,7 +49,7 @@ const embedMember = (
   transforms: ReadonlyArray<Transform> = []
 ) =>
   Effect.acquireUseRelease(
-    spool(input, context.tempDir, [...transforms, limiter(context, name, compressed)]),
+    Effect.flatMap(context.tempDir, (dir) => spool(input, dir, [...transforms, limiter(context, name, compressed)])),
     (member) => {
       context.budget.bytes += sourceSize(member)
       return context.embed({ source: member, name })

@@ -22,15 +22,17 @@ export const tesseractInstalled = (binary: string) =>
     )
   )
 
-/** An image's file on disk: tesseract reads files, so an embedded image is written to a temporary one. */
-const onDisk = (source: Source, dir: string) =>
-  source._tag === "File"
-    ? Effect.succeed({ path: source.path, temporary: false })
-    : Effect.gen(function* () {
-        const file = tempPath(dir)
-        yield* Effect.tryPromise({ try: () => writeFile(file, source.bytes), catch: failedTo("cannot write the image for OCR") })
-        return { path: file, temporary: true }
-      })
+/** An image's file on disk: tesseract reads files, so an image known only as bytes is written to a temporary one. */
+const onDisk = (source: Source, tempDir: Effect.Effect<string, ExtractionFailed>) => {
+  if (source._tag === "File") return Effect.succeed({ path: source.path, temporary: false })
+  if (source.path !== undefined) return Effect.succeed({ path: source.path, temporary: false })
+  const { bytes } = source
+  return Effect.gen(function* () {
+    const file = tempPath(yield* tempDir)
+    yield* Effect.tryPromise({ try: () => writeFile(file, bytes), catch: failedTo("cannot write the image for OCR") })
+    return { path: file, temporary: true }
+  })
+}
 
 /**
  * Images: text by OCR with the tesseract binary when OCR is on. With OCR off an image is indexed with its
