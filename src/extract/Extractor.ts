@@ -5,6 +5,7 @@ import { Clock, Duration, Effect, Either } from "effect"
 import { extractArchive } from "./archive.ts"
 import { detectContentType, mime } from "./ContentType.ts"
 import {
+  type Budget,
   defaultLimits,
   type EmbeddedInput,
   type ExtractedDocument,
@@ -34,7 +35,7 @@ interface Run {
   readonly limits: ExtractLimits
   readonly path: string
   readonly extractionDate: string
-  readonly budget: { bytes: number; entries: number }
+  readonly budget: Budget
   readonly tempDir: Effect.Effect<string, ExtractionFailed>
 }
 

@@ -16,8 +16,12 @@ describe("document ids (legacy-api-reference §6.2)", () => {
     const bytes = Buffer.from("hello world\n", "utf8")
     expect(documentId("local-datashare", bytes)).toBe(sha384("local-datashare", bytes))
     expect(documentId("local-datashare", bytes)).toMatch(/^[0-9a-f]{96}$/)
-    // Known value: the digest of the concatenation, as any SHA-384 tool computes it.
-    expect(documentId("p", Buffer.from("x"))).toBe(sha384("px"))
+    // Known values, from `printf 'local-datashare%s' 'hello world' | sha384sum` and `printf 'hello world' | sha384sum`.
+    const known = Buffer.from("hello world", "utf8")
+    expect(documentId("local-datashare", known)).toBe(
+      "17b598bba5d967189bb6ca1e96f5e3524c93e8d9bc04414d61114d90b3c6ff15ff09a0361ed1514ae35a52f0639df698"
+    )
+    expect(duplicateId(known)).toBe("fdbd8e75a67f29f701a4e040385e2e23986303ea10239211af907fcbb83578b3e417cb71ce646efd0819dd8c088de1bd")
     expect(documentId("other-project", bytes)).not.toBe(documentId("local-datashare", bytes))
   })
 
