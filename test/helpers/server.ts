@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { resolveSettings, type SettingsShape } from "../../src/config/Settings.ts"
 import { HttpServerInfo } from "../../src/http/Server.ts"
 import { quarryLayer } from "../../src/Quarry.ts"
@@ -45,7 +45,9 @@ export const testServerLayer = (options: TestServerOptions) =>
         cli: { tcpListenPort: "0", dataDir: workDir, dataSourceUrl, ...options.cli },
         defaultSettingsFile: path.join(workDir, "no-default-settings.properties")
       }).pipe(Effect.orDie)
-      const context = yield* Layer.build(quarryLayer(settings)).pipe(Effect.orDie)
+      // The server runs on the real clock even inside tests that use the TestClock: its timers (engine polling,
+      // leases, the LISTEN handshake) would otherwise never fire.
+      const context = yield* Layer.build(quarryLayer(settings)).pipe(Effect.withClock(Clock.make()), Effect.orDie)
       const info = Context.get(context, HttpServerInfo)
       return { url: info.url, settings, workDir, context }
     })
