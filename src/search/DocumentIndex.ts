@@ -1,0 +1,58 @@
+import type { SqlError } from "@effect/sql"
+import { Context, type Effect, type Option } from "effect"
+
+/** A document as stored in a project's index: the fields of legacy-api-reference §6.4 (no embedded children). */
+export interface IndexedDocument {
+  readonly id: string
+  readonly path: string
+  readonly dirname: string
+  readonly content: string
+  readonly contentLength: number
+  readonly contentTextLength: number
+  readonly contentType: string
+  readonly contentEncoding: string
+  readonly language: string
+  readonly metadata: Readonly<Record<string, string>>
+  readonly extractionDate: string
+  readonly extractionLevel: number
+  /** Null for a top-level file. */
+  readonly parentDocument: string | null
+  /** The top-level file's id: the routing of embedded documents; the id itself for a top-level file. */
+  readonly rootDocument: string
+  readonly tags: ReadonlyArray<string>
+  readonly nerTags: ReadonlyArray<string>
+  /** INDEXED, then DONE once a named-entity pipeline processed it. */
+  readonly status: string
+  readonly extractionError?: string | undefined
+}
+
+/** What a bulk write did: new documents, and files whose content was already indexed at another path. */
+export interface BulkResult {
+  readonly indexed: number
+  readonly duplicates: number
+}
+
+/**
+ * The one interface the rest of the code uses to store and read documents of a project's index. The PostgreSQL
+ * implementation is the default; an Elasticsearch one answers the same calls.
+ */
+export interface DocumentIndexShape {
+  /** Creates the project's index; false when it already existed. */
+  readonly createIndex: (project: string) => Effect.Effect<boolean, SqlError.SqlError>
+  readonly indexExists: (project: string) => Effect.Effect<boolean, SqlError.SqlError>
+  /**
+   * Writes documents in one transaction. A document whose id is already in the index is not overwritten: a
+   * Duplicate record (its path, the original's id) is kept instead, as the reference does.
+   */
+  readonly bulkIndex: (project: string, documents: ReadonlyArray<IndexedDocument>) => Effect.Effect<BulkResult, SqlError.SqlError>
+  /** A document by id; with `routing`, only when its root document is that id. */
+  readonly get: (
+    project: string,
+    id: string,
+    routing?: string
+  ) => Effect.Effect<Option.Option<IndexedDocument>, SqlError.SqlError>
+  /** Number of Document records (not Duplicates) of the project. */
+  readonly count: (project: string) => Effect.Effect<number, SqlError.SqlError>
+}
+
+export class DocumentIndex extends Context.Tag("quarry/DocumentIndex")<DocumentIndex, DocumentIndexShape>() {}
