@@ -30,7 +30,7 @@ const authenticatorLayer = (settings: SettingsShape) => {
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism }))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     Layer.provideMerge(services),

@@ -39,6 +39,24 @@ const nonEmpty = (value: string) => (value.trim() === "" ? "must not be empty" :
 
 const absoluteUrlPath = (value: string) => (value.startsWith("/") ? undefined : "must start with /")
 
+/** `kind=n` pairs separated by commas, e.g. `index=1,batchSearch=2`. */
+export const parseKindConcurrency = (value: string): Record<string, number> =>
+  Object.fromEntries(
+    value
+      .split(",")
+      .map((pair) => pair.trim())
+      .filter((pair) => pair !== "")
+      .map((pair) => {
+        const [kind = "", count = ""] = pair.split("=")
+        return [kind.trim(), Number(count)]
+      })
+  )
+
+const kindConcurrencyText = (value: string) =>
+  value.split(",").every((pair) => pair.trim() === "" || /^\s*[A-Za-z][\w-]*\s*=\s*[1-9]\d{0,3}\s*$/.test(pair))
+    ? undefined
+    : "must be kind=count pairs separated by commas, e.g. index=1,batchSearch=2"
+
 const sizeText = (value: string) => (/^\d+[KMG]?$/.test(value) ? undefined : "must look like 100M (digits then K, M or G)")
 
 const home = os.homedir()
@@ -72,6 +90,7 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
   { name: "batchDownloadMaxSize", defaultValue: "100M", description: "largest batch download archive", check: sizeText },
   { name: "batchDownloadTimeToLive", defaultValue: "24", description: "hours a batch download archive is kept", check: integerIn(1, 1_000_000) },
   { name: "parallelism", defaultValue: defaultParallelism, description: "tasks run at once, and indexing workers", check: integerIn(1, 1024) },
+  { name: "taskConcurrency", description: "tasks of one kind run at once, overriding parallelism (e.g. index=1,batchSearch=2)", check: kindConcurrencyText },
   { name: "parserParallelism", defaultValue: "1", description: "text extraction workers per index task", check: integerIn(1, 1024) },
   { name: "nlpParallelism", defaultValue: "1", description: "named-entity workers per task", check: integerIn(1, 1024) },
   { name: "sessionTtlSeconds", defaultValue: "43200", description: "lifetime of a SERVER-mode session", check: integerIn(1, 2_147_483_647) },

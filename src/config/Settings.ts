@@ -1,7 +1,7 @@
 import * as os from "node:os"
 import * as path from "node:path"
 import { Context, Effect, SynchronizedRef } from "effect"
-import { checkOption, defaultValues, isPathOption } from "./Options.ts"
+import { checkOption, defaultValues, isPathOption, parseKindConcurrency } from "./Options.ts"
 import { InvalidSetting, readSettingsFile, writeSettingsFile } from "./SettingsFile.ts"
 
 export { isKnownOption } from "./Options.ts"
@@ -109,6 +109,7 @@ const makeSettings = (values: Readonly<Record<string, string>>, writableFile: st
     extensionsDir: text("extensionsDir"),
     batchDownloadDir: required("batchDownloadDir"),
     parallelism: integer("parallelism"),
+    taskConcurrency: parseKindConcurrency(values.taskConcurrency ?? ""),
     sessionTtlSeconds: integer("sessionTtlSeconds"),
     protectedUriPrefix: required("protectedUriPrefix"),
     platform: text("platform"),
