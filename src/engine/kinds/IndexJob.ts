@@ -1,0 +1,110 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Ref, Schema } from "effect"
+import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
+import { IndexPayload } from "../../domain/ingest/IngestOptions.ts"
+import type { ExtractedDocument } from "../../extract/Document.ts"
+import { Extractor } from "../../extract/Extractor.ts"
+import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
+import * as JobKind from "../JobKind.ts"
+
+/** Files one worker claims, extracts and writes per transaction: a stop loses at most this much work per worker. */
+const claimSize = 32
+/** How often an idle worker looks again while a scan of its project may still queue files. */
+const scanPollInterval = "200 millis"
+
+/** A document and everything embedded in it, as index rows (§6.4): a new document has no named entities yet. */
+export const indexedDocuments = (document: ExtractedDocument): ReadonlyArray<IndexedDocument> => [
+  {
+    id: document.id,
+    path: document.path,
+    dirname: document.dirname,
+    content: document.content,
+    contentLength: document.contentLength,
+    contentTextLength: document.contentTextLength,
+    contentType: document.contentType,
+    contentEncoding: document.contentEncoding,
+    language: document.language,
+    metadata: document.metadata,
+    extractionDate: document.extractionDate,
+    extractionLevel: document.extractionLevel,
+    parentDocument: document.parentDocument,
+    rootDocument: document.rootDocument,
+    tags: document.tags,
+    nerTags: [],
+    status: "INDEXED",
+    ...(document.extractionError === undefined ? {} : { extractionError: document.extractionError })
+  },
+  ...document.children.flatMap(indexedDocuments)
+]
+
+/**
+ * Drains the project's document queue (§6.1) with `parallelism` workers. Each worker claims a few files,
+ * extracts them, and writes their documents and removes them from the queue in one transaction, so that a
+ * stopped or crashed task leaves every file either indexed and dequeued or still queued; the next index task
+ * (or this one, restarted) takes the rest. While a scan of the project is queued or running, an empty queue
+ * is waited on rather than taken as the end. The result is the number of files taken from the queue.
+ */
+export const IndexJob = JobKind.make({
+  name: "index",
+  runnerType: "org.icij.datashare.tasks.IndexTask",
+  payload: IndexPayload,
+  success: Schema.Int,
+  error: Schema.Never,
+  /** Files taken from the queue by earlier runs of the task. */
+  checkpoint: Schema.Int
+})
+
+export const IndexJobLive = IndexJob.toLayer((payload, context) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const queue = yield* DocumentQueue
+    const index = yield* DocumentIndex
+    const extractor = yield* Extractor
+    const claimant = { taskId: context.taskId, attempt: context.attempt }
+    const extractOptions = { project: payload.project, ocr: payload.ocr, maxContentLength: payload.maxContentLength, language: payload.language }
+    const done = yield* Ref.make(Option.getOrElse(context.checkpoint.saved, () => 0))
+    // Checkpoints are saved in order, so that the last one committed is the largest.
+    const checkpointLock = yield* Effect.makeSemaphore(1)
+
+    // An unreadable file (gone since the scan, no permission) is skipped and still counts as taken.
+    const extract = (file: QueuedFile) =>
+      extractor.extract(file.path, extractOptions).pipe(
+        Effect.map(indexedDocuments),
+        Effect.catchTag("DocumentUnreadable", (error) => Effect.as(Effect.logWarning(`index: skipped ${error.message}`), []))
+      )
+
+    const indexBatch = (files: ReadonlyArray<QueuedFile>) =>
+      Effect.gen(function* () {
+        const documents = (yield* Effect.forEach(files, extract)).flat()
+        yield* sql.withTransaction(
+          Effect.gen(function* () {
+            if (documents.length > 0) yield* index.bulkIndex(payload.project, documents)
+            yield* queue.remove(files.map((file) => file.id))
+            yield* checkpointLock.withPermits(1)(
+              Ref.updateAndGet(done, (count) => count + files.length).pipe(Effect.flatMap(context.checkpoint.save))
+            )
+          })
+        )
+        const taken = yield* Ref.get(done)
+        yield* context.reportProgress(taken / (taken + (yield* queue.remaining(payload.project))))
+      })
+
+    const worker = Effect.gen(function* () {
+      let scansOver = false
+      for (;;) {
+        const files = yield* queue.claim(payload.project, claimant, claimSize)
+        if (files.length > 0) yield* indexBatch(files)
+        else if (scansOver) return
+        else {
+          // Files queued before the last scan ended are committed by then: one more claim finds them.
+          scansOver = !(yield* queue.scanning(payload.project))
+          if (!scansOver) yield* Effect.sleep(scanPollInterval)
+        }
+      }
+    })
+
+    yield* index.createIndex(payload.project)
+    yield* Effect.all(Array.from({ length: payload.parallelism }, () => worker), { concurrency: "unbounded", discard: true })
+    return yield* Ref.get(done)
+  }).pipe(Effect.orDie)
+)
