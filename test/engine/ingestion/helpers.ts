@@ -1,0 +1,79 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import type { IndexPayload, ScanPayload } from "../../../src/domain/ingest/IngestOptions.ts"
+import { Engine } from "../../../src/engine/Engine.ts"
+import { IndexJob } from "../../../src/engine/kinds/IndexJob.ts"
+import { ingestionKindsLayer } from "../../../src/engine/kinds/index.ts"
+import { ScanJob } from "../../../src/engine/kinds/ScanJob.ts"
+import { Extractor } from "../../../src/extract/Extractor.ts"
+import { DocumentIndex, type IndexedDocument } from "../../../src/search/DocumentIndex.ts"
+import { eventually, readTask, startEngine } from "../helpers.ts"
+
+/**
+ * A DocumentIndex over one table of the test database, so that its writes join the index job's transaction as
+ * the PostgreSQL implementation's do: first writer of an id wins, like the reference's Duplicate rule.
+ */
+export const sqlDocumentIndex = Layer.effect(
+  DocumentIndex,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE IF NOT EXISTS test_documents (project text, id text, root text, document jsonb, PRIMARY KEY (project, id))`.pipe(Effect.orDie)
+    return {
+      createIndex: () => Effect.succeed(true),
+      indexExists: () => Effect.succeed(true),
+      bulkIndex: (project, documents) =>
+        sql<{ id: string }>`INSERT INTO test_documents (project, id, root, document)
+          SELECT ${project}, d->>'id', d->>'rootDocument', d FROM jsonb_array_elements(${JSON.stringify(documents)}::jsonb) AS d
+          ON CONFLICT DO NOTHING RETURNING id`.pipe(Effect.map((rows) => ({ indexed: rows.length, duplicates: documents.length - rows.length }))),
+      get: (project, id, routing) =>
+        sql<{ document: IndexedDocument }>`SELECT document FROM test_documents
+          WHERE project = ${project} AND id = ${id} AND (${routing ?? null}::text IS NULL OR root = ${routing ?? null})`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]?.document))
+        ),
+      count: (project) =>
+        sql<{ count: number }>`SELECT count(*)::int AS count FROM test_documents WHERE project = ${project}`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
+    }
+  })
+)
+
+/** An engine running scan and index tasks over the test database, for the current scope. */
+export const startIngestionEngine = (parallelism = 2) =>
+  startEngine({ parallelism }, ingestionKindsLayer.pipe(Layer.provide(Layer.mergeAll(Extractor.Default, sqlDocumentIndex))))
+
+/** A fresh folder removed with the scope. */
+export const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "quarry-ingest-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+export const defaultScanOptions = { includeHiddenFiles: false, includeOSFiles: false, followSymlinks: false } as const
+
+export const finished = (id: Parameters<typeof readTask>[0], timeout = "30 seconds") =>
+  eventually(readTask(id), (task) => task.state !== "QUEUED" && task.state !== "RUNNING", timeout)
+
+/** Runs a scan to its end; answers the finished task. */
+export const scan = (engine: Engine, directory: string, project: string, options: Partial<ScanPayload["options"]> = {}) =>
+  Effect.gen(function* () {
+    const task = yield* engine.submit(ScanJob, { directory, project, options: { ...defaultScanOptions, ...options } }, { userId: "local" })
+    return yield* finished(task.id)
+  })
+
+export const indexPayload = (project: string, parallelism = 2): IndexPayload => ({ project, parallelism, ocr: false, maxContentLength: -1 })
+
+export const indexAll = (engine: Engine, project: string, parallelism = 2) =>
+  Effect.gen(function* () {
+    const task = yield* engine.submit(IndexJob, indexPayload(project, parallelism), { userId: "local" })
+    return yield* finished(task.id, "120 seconds")
+  })
+
+/** The queued paths of a project, sorted. */
+export const queuedPaths = (project: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ path: string }>`SELECT path FROM document_queue WHERE project = ${project} ORDER BY path`).pipe(
+    Effect.orDie,
+    Effect.map((rows) => rows.map((row) => row.path))
+  )
+
+export const remaining = (project: string) => Effect.map(queuedPaths(project), (paths) => paths.length)
