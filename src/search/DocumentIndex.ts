@@ -24,6 +24,8 @@ export interface IndexedDocument {
   /** INDEXED, then DONE once a named-entity pipeline processed it. */
   readonly status: string
   readonly extractionError?: string | undefined
+  /** Hex SHA-384 of a top-level file's bytes alone: the id of its Duplicate record when the content is already indexed. */
+  readonly duplicateId?: string | undefined
 }
 
 /** What a bulk write did: new documents, and files whose content was already indexed at another path. */

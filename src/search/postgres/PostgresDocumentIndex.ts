@@ -1,0 +1,176 @@
+import { SqlClient } from "@effect/sql"
+import { Array as Arr, Effect, Layer, Option } from "effect"
+import { type BulkResult, DocumentIndex, type IndexedDocument } from "../DocumentIndex.ts"
+import { dirnameAncestors, indexedPrefix } from "./TextIndex.ts"
+
+/** Rows per INSERT: 22 parameters a row stays far below PostgreSQL's 65535 parameters a statement. */
+const maxRowsPerInsert = 500
+/** Characters of content per INSERT, so that one statement of long texts stays a reasonable message. */
+const maxContentPerInsert = 32 * 1024 * 1024
+
+interface DocumentRow {
+  readonly id: string
+  readonly rootId: string
+  readonly parentId: string | null
+  readonly path: string
+  readonly dirname: string
+  readonly content: string
+  readonly contentType: string
+  readonly contentLength: number
+  readonly contentTextLength: number
+  readonly contentEncoding: string
+  readonly language: string
+  readonly metadata: Readonly<Record<string, string>>
+  readonly extractionDate: Date | string
+  readonly extractionLevel: number
+  readonly tags: ReadonlyArray<string>
+  readonly nerTags: ReadonlyArray<string>
+  readonly status: string
+  readonly extractionError: string | null
+}
+
+const toDocument = (row: DocumentRow): IndexedDocument => ({
+  id: row.id,
+  path: row.path,
+  dirname: row.dirname,
+  content: row.content,
+  contentLength: row.contentLength,
+  contentTextLength: row.contentTextLength,
+  contentType: row.contentType,
+  contentEncoding: row.contentEncoding,
+  language: row.language,
+  metadata: row.metadata,
+  extractionDate: row.extractionDate instanceof Date ? row.extractionDate.toISOString() : row.extractionDate,
+  extractionLevel: row.extractionLevel,
+  parentDocument: row.parentId,
+  rootDocument: row.rootId,
+  tags: row.tags,
+  nerTags: row.nerTags,
+  status: row.status,
+  ...(row.extractionError === null ? {} : { extractionError: row.extractionError })
+})
+
+/** Splits documents into INSERT-sized groups by row count and by content size. */
+const batches = (documents: ReadonlyArray<IndexedDocument>): ReadonlyArray<ReadonlyArray<IndexedDocument>> => {
+  const groups: Array<Array<IndexedDocument>> = []
+  let current: Array<IndexedDocument> = []
+  let characters = 0
+  for (const document of documents) {
+    if (current.length > 0 && (current.length >= maxRowsPerInsert || characters + document.content.length > maxContentPerInsert)) {
+      groups.push(current)
+      current = []
+      characters = 0
+    }
+    current.push(document)
+    characters += document.content.length
+  }
+  if (current.length > 0) groups.push(current)
+  return groups
+}
+
+/** The first document of each id: a batch may carry the same file twice (two copies scanned together). */
+const firstOfEachId = (documents: ReadonlyArray<IndexedDocument>) => {
+  const first = new Map<string, IndexedDocument>()
+  for (const document of documents) if (!first.has(document.id)) first.set(document.id, document)
+  return first
+}
+
+/**
+ * The PostgreSQL document index: a `documents` table with a tsvector over a folded prefix of the content, and a
+ * `duplicates` table for files whose content was already indexed at another path.
+ */
+export const PostgresDocumentIndex = Layer.effect(
+  DocumentIndex,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const columns = sql.literal(`id, root_id AS "rootId", parent_id AS "parentId", path, dirname, content,
+      content_type AS "contentType", content_length::float8 AS "contentLength",
+      content_text_length::float8 AS "contentTextLength", content_encoding AS "contentEncoding", language, metadata,
+      extraction_date AS "extractionDate", extraction_level AS "extractionLevel", tags, ner_tags AS "nerTags", status,
+      extraction_error AS "extractionError"`)
+
+    const valuesOf = (project: string, d: IndexedDocument) =>
+      sql`(${project}, ${d.id}, ${d.rootDocument}, ${d.parentDocument}, ${d.path}, ${d.dirname},
+        ${dirnameAncestors(d.dirname)}::text[], ${d.content}, ${d.contentType}, ${d.contentLength}, ${d.contentTextLength},
+        ${d.contentEncoding}, ${d.language}, ${JSON.stringify(d.metadata)}::jsonb, ${d.extractionDate}::timestamptz,
+        ${d.extractionLevel}, ${d.tags}::text[], ${d.nerTags}::text[], ${d.status}, ${d.extractionError ?? null},
+        to_tsvector('simple', ${indexedPrefix(d.content)}))`
+
+    /** Inserts documents whose id is new; returns the ids actually inserted. */
+    const insertDocuments = (project: string, documents: ReadonlyArray<IndexedDocument>) =>
+      sql<{ id: string }>`
+        INSERT INTO documents (project, id, root_id, parent_id, path, dirname, dirname_tree, content, content_type,
+          content_length, content_text_length, content_encoding, language, metadata, extraction_date, extraction_level,
+          tags, ner_tags, status, extraction_error, content_tsv)
+        VALUES ${sql.join(",", false)(documents.map((document) => valuesOf(project, document)))}
+        ON CONFLICT (project, id) DO NOTHING
+        RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
+
+    const storedPaths = (project: string, ids: ReadonlyArray<string>) =>
+      Effect.forEach(Arr.chunksOf(ids, maxRowsPerInsert), (chunk) =>
+        sql<{ id: string; path: string }>`SELECT id, path FROM documents WHERE project = ${project} AND id IN ${sql.in(chunk)}`
+      ).pipe(Effect.map((groups) => new Map(groups.flat().map((row) => [row.id, row.path] as const))))
+
+    const insertDuplicates = (project: string, duplicates: ReadonlyArray<{ id: string; path: string; documentId: string }>) =>
+      Effect.forEach(Arr.chunksOf(duplicates, maxRowsPerInsert), (chunk) =>
+        sql<{ id: string }>`
+          INSERT INTO duplicates (project, id, path, document_id)
+          VALUES ${sql.join(",", false)(chunk.map((d) => sql`(${project}, ${d.id}, ${d.path}, ${d.documentId})`))}
+          ON CONFLICT DO NOTHING
+          RETURNING id`
+      ).pipe(Effect.map((groups) => groups.reduce((total, rows) => total + rows.length, 0)))
+
+    const createIndex = Effect.fn("DocumentIndex.createIndex")(function* (project: string) {
+      const rows = yield* sql`INSERT INTO document_indices (project) VALUES (${project}) ON CONFLICT DO NOTHING RETURNING project`
+      return rows.length > 0
+    })
+
+    const indexExists = Effect.fn("DocumentIndex.indexExists")(function* (project: string) {
+      return (yield* sql`SELECT 1 FROM document_indices WHERE project = ${project}`).length > 0
+    })
+
+    /**
+     * Existing ids are left as they are (re-indexing a file changes nothing); a top-level file whose id is stored
+     * under another path is recorded as a Duplicate of it. The index is created on first write, as Elasticsearch
+     * does for a bulk request.
+     */
+    const bulkIndex = Effect.fn("DocumentIndex.bulkIndex")(function* (project: string, documents: ReadonlyArray<IndexedDocument>) {
+      if (documents.length === 0) return { indexed: 0, duplicates: 0 } satisfies BulkResult
+      const first = firstOfEachId(documents)
+      return yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`INSERT INTO document_indices (project) VALUES (${project}) ON CONFLICT DO NOTHING`
+          const inserted = new Set((yield* Effect.forEach(batches([...first.values()]), (batch) => insertDocuments(project, batch))).flat())
+          const roots = documents.filter((document) => document.parentDocument === null)
+          const notInserted = [...new Set(roots.filter((document) => !inserted.has(document.id)).map((document) => document.id))]
+          const stored = yield* storedPaths(project, notInserted)
+          const pathOf = (id: string) => stored.get(id) ?? first.get(id)?.path
+          const duplicates = new Map<string, { id: string; path: string; documentId: string }>()
+          for (const document of roots) {
+            const isNew = first.get(document.id) === document && inserted.has(document.id)
+            if (isNew || pathOf(document.id) === document.path) continue
+            const id = document.duplicateId ?? document.id
+            duplicates.set(`${id}\0${document.path}`, { id, path: document.path, documentId: document.id })
+          }
+          const recorded = duplicates.size === 0 ? 0 : yield* insertDuplicates(project, [...duplicates.values()])
+          return { indexed: inserted.size, duplicates: recorded } satisfies BulkResult
+        })
+      )
+    })
+
+    const get = Effect.fn("DocumentIndex.get")(function* (project: string, id: string, routing?: string) {
+      const rows = yield* sql<DocumentRow>`
+        SELECT ${columns} FROM documents
+        WHERE project = ${project} AND id = ${id}${routing === undefined ? sql`` : sql` AND root_id = ${routing}`}`
+      return Option.map(Arr.head(rows), toDocument)
+    })
+
+    const count = Effect.fn("DocumentIndex.count")(function* (project: string) {
+      const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM documents WHERE project = ${project}`
+      return rows[0]?.count ?? 0
+    })
+
+    return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count })
+  })
+)
