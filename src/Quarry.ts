@@ -4,6 +4,7 @@ import { BuildInfo } from "./config/BuildInfo.ts"
 import { Settings, type SettingsShape } from "./config/Settings.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
+import { Documents } from "./domain/document/Documents.ts"
 import { Health } from "./domain/status/Health.ts"
 import { engineLayer } from "./engine/Layer.ts"
 import { UserRepo } from "./domain/user/UserRepo.ts"
@@ -13,6 +14,7 @@ import { makeServerAuthenticator } from "./http/middleware/ServerAuth.ts"
 import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 import { RpcEndpoint } from "./rpc/Server.ts"
+import { PostgresDocumentIndex } from "./search/postgres/PostgresDocumentIndex.ts"
 
 /** The database with every migration applied, for the server and for CLI commands alike. */
 export const migratedDatabase = (settings: SettingsShape) =>
@@ -28,9 +30,15 @@ const authenticatorLayer = (settings: SettingsShape) => {
   return Layer.effect(Authenticator, authenticator).pipe(Layer.provideMerge(usersLayer))
 }
 
+/**
+ * The document index and the reads of the documents endpoints. PostgreSQL full-text search is the index when
+ * elasticsearchAddress is unset, and for now also when it is set: the Elasticsearch implementation comes later.
+ */
+const documentsLayer = Documents.Default.pipe(Layer.provideMerge(PostgresDocumentIndex))
+
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     Layer.provideMerge(services),

@@ -1,0 +1,99 @@
+import * as fs from "node:fs"
+import { Effect } from "effect"
+import { ContentOccurrences, ContentSlice } from "../../domain/document/Content.ts"
+import { type Caller, Documents, type Source } from "../../domain/document/Documents.ts"
+import { HttpRequest, json, pathParam, queryParam, stream, text } from "../Http.ts"
+import { CurrentUser } from "../middleware/Auth.ts"
+import { route } from "../Router.ts"
+
+const tag = "documents"
+
+const caller = Effect.gen(function* () {
+  const request = yield* HttpRequest
+  const current = yield* CurrentUser
+  return { grantedProjects: yield* current.grantedProjects, address: request.remoteAddress } satisfies Caller
+})
+
+/**
+ * `attachment;filename="<name>"` as the reference writes it; a name that is not printable ASCII (which a header
+ * cannot carry) gets an ASCII stand-in plus its RFC 5987 `filename*` form.
+ */
+const contentDisposition = (fileName: string) => {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, "_")
+  return ascii === fileName
+    ? `attachment;filename="${fileName}"`
+    : `attachment;filename="${ascii}";filename*=UTF-8''${encodeURIComponent(fileName)}`
+}
+
+const sourceResponse = (source: Source) =>
+  source._tag === "Text"
+    ? text(source.text, "text/plain;charset=UTF-8", 200, { "Content-Disposition": contentDisposition(source.fileName) })
+    : stream(fs.createReadStream(source.path), source.contentType, {
+        "Content-Disposition": contentDisposition(source.fileName),
+        "Content-Length": String(source.size)
+      })
+
+const documentParams = Effect.all({ project: pathParam("project"), id: pathParam("id"), routing: queryParam("routing") })
+
+const accessNote = "403 when the project is not the caller's; 404 for an unknown document"
+
+export const documentRoutes = [
+  route(
+    "GET",
+    "/api/:project/documents/src/:id",
+    Effect.gen(function* () {
+      const { project, id, routing } = yield* documentParams
+      return sourceResponse(yield* (yield* Documents).source(project, id, routing, yield* caller))
+    }),
+    {
+      summary:
+        "The original file of a document, as an attachment with the document's content type; an embedded document " +
+        `(routing = its root's id) answers its extracted text as text/plain. ${accessNote}, or when the project's ` +
+        "allow_from_mask refuses the client address; 404 also when the file is gone",
+      tag,
+      query: { routing: "id of the root document (embedded documents)" },
+      responseContentType: "application/octet-stream"
+    }
+  ),
+  route(
+    "GET",
+    "/api/:project/documents/content/:id",
+    Effect.gen(function* () {
+      const { project, id, routing } = yield* documentParams
+      const request = { routing, offset: yield* queryParam("offset"), limit: yield* queryParam("limit"), targetLanguage: yield* queryParam("targetLanguage") }
+      return json(yield* (yield* Documents).content(project, id, request, yield* caller))
+    }),
+    {
+      summary:
+        "A slice of a document's text in characters (UTF-16 code units), with the seed's keys (start, size) and the " +
+        `reference's (offset, limit, targetLanguage); the whole text without offset and limit. 400 for bounds outside the text; ${accessNote}`,
+      tag,
+      query: {
+        routing: "id of the root document (embedded documents)",
+        offset: "first character (with limit)",
+        limit: "number of characters (with offset)",
+        targetLanguage: "language of a translation; blank for the original"
+      },
+      response: ContentSlice
+    }
+  ),
+  route(
+    "GET",
+    "/api/:project/documents/searchContent/:id",
+    Effect.gen(function* () {
+      const { project, id, routing } = yield* documentParams
+      const request = { routing, query: yield* queryParam("query"), targetLanguage: yield* queryParam("targetLanguage") }
+      return json(yield* (yield* Documents).searchContent(project, id, request, yield* caller))
+    }),
+    {
+      summary: `Character offsets of every case-insensitive, non-overlapping occurrence of query in a document's text; 400 without query; ${accessNote}`,
+      tag,
+      query: {
+        routing: "id of the root document (embedded documents)",
+        query: "text to find",
+        targetLanguage: "language of a translation; absent or `original` for the original"
+      },
+      response: ContentOccurrences
+    }
+  )
+]
