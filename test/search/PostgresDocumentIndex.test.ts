@@ -1,0 +1,156 @@
+import { copyFile, mkdir, writeFile } from "node:fs/promises"
+import * as path from "node:path"
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { Extractor } from "../../src/extract/Extractor.ts"
+import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
+import { indexedDocuments } from "../../src/search/indexedDocuments.ts"
+import { indexedPrefixBytes } from "../../src/search/postgres/TextIndex.ts"
+import { generateCorpus } from "../fixtures/corpus.ts"
+import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+import { TestServer, testServerLayer } from "../helpers/server.ts"
+
+/** Runs an effect with the test server's own services (its DocumentIndex and database). */
+const withServer = <A, E>(use: (index: typeof DocumentIndex.Service, sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  Effect.flatMap(TestServer, (server) =>
+    Effect.provide(Effect.flatMap(Effect.all([DocumentIndex, SqlClient.SqlClient]), ([index, sql]) => use(index, sql)), server.context)
+  )
+
+/** Extracts a file with the real Extractor, as the index job does, and lists its documents. */
+const extract = (project: string, file: string) =>
+  Effect.flatMap(Extractor, (extractor) => extractor.extract(file, { project, ocr: false, maxContentLength: -1 })).pipe(
+    Effect.map(indexedDocuments),
+    Effect.provide(Extractor.Default),
+    Effect.orDie
+  )
+
+const inWorkDir = (...parts: ReadonlyArray<string>) => Effect.map(TestServer, (server) => path.join(server.workDir, ...parts))
+
+for (const database of databaseKinds) {
+  const skip = database === "postgres" && !postgresAvailable
+  describe.skipIf(skip)(`PostgresDocumentIndex on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
+    layer(testServerLayer({ database }))((it) => {
+      it.effect("indexes an extracted corpus and reads documents back by id, with and without routing", () =>
+        Effect.gen(function* () {
+          const dir = yield* inWorkDir("corpus")
+          const corpus = yield* Effect.promise(() => generateCorpus(dir))
+          const project = "corpus"
+          const documents = (yield* Effect.forEach([corpus.utf8, corpus.eml, corpus.zip, corpus.pdf], (file) => extract(project, file))).flat()
+          const result = yield* withServer((index) => index.bulkIndex(project, documents))
+          expect(result).toEqual({ indexed: documents.length, duplicates: 0 })
+          expect(yield* withServer((index) => index.count(project))).toBe(documents.length)
+          expect(yield* withServer((index) => index.indexExists(project))).toBe(true)
+
+          const text = documents.find((document) => document.path === corpus.utf8)!
+          const stored = Option.getOrThrow(yield* withServer((index) => index.get(project, text.id)))
+          expect(stored).toEqual({ ...text, duplicateId: undefined, extractionDate: new Date(text.extractionDate).toISOString() })
+          expect(stored.duplicateId).toBeUndefined()
+
+          const attachment = documents.find((document) => document.path === corpus.eml && document.extractionLevel === 1)!
+          expect(attachment.rootDocument).not.toBe(attachment.id)
+          const routed = yield* withServer((index) => index.get(project, attachment.id, attachment.rootDocument))
+          expect(Option.map(routed, (document) => document.content)).toEqual(Option.some(attachment.content))
+          expect(Option.map(routed, (document) => document.parentDocument)).toEqual(Option.some(attachment.parentDocument))
+          expect(Option.isSome(yield* withServer((index) => index.get(project, attachment.id)))).toBe(true)
+          expect(Option.isNone(yield* withServer((index) => index.get(project, attachment.id, attachment.id)))).toBe(true)
+          expect(Option.isNone(yield* withServer((index) => index.get(project, "f".repeat(96))))).toBe(true)
+          expect(Option.isNone(yield* withServer((index) => index.get("another-project", text.id)))).toBe(true)
+        })
+      )
+
+      it.effect("records a Duplicate for the same content at another path and nothing for the same path", () =>
+        Effect.gen(function* () {
+          const project = "duplicates"
+          const original = yield* inWorkDir("dup", "original.txt")
+          const copy = yield* inWorkDir("dup", "copy.txt")
+          yield* Effect.promise(() => mkdir(path.dirname(original), { recursive: true }))
+          yield* Effect.promise(() => writeFile(original, "Same words in two files.\n"))
+          yield* Effect.promise(() => copyFile(original, copy))
+          const [first] = yield* extract(project, original)
+          const [second] = yield* extract(project, copy)
+          expect(second!.id).toBe(first!.id)
+
+          expect(yield* withServer((index) => index.bulkIndex(project, [first!]))).toEqual({ indexed: 1, duplicates: 0 })
+          expect(yield* withServer((index) => index.bulkIndex(project, [first!]))).toEqual({ indexed: 0, duplicates: 0 })
+          expect(yield* withServer((index) => index.bulkIndex(project, [second!]))).toEqual({ indexed: 0, duplicates: 1 })
+          expect(yield* withServer((index) => index.bulkIndex(project, [second!]))).toEqual({ indexed: 0, duplicates: 0 })
+          expect(yield* withServer((index) => index.count(project))).toBe(1)
+          const rows = yield* withServer((_, sql) => sql`SELECT id, path, document_id AS "documentId" FROM duplicates WHERE project = ${project}`)
+          expect(rows).toEqual([{ id: first!.duplicateId, path: copy, documentId: first!.id }])
+          expect(first!.duplicateId).not.toBe(first!.id)
+          const stored = yield* withServer((index) => index.get(project, first!.id))
+          expect(Option.map(stored, (document) => document.path)).toEqual(Option.some(original))
+        })
+      )
+
+      it.effect("tells copies apart within one batch", () =>
+        Effect.gen(function* () {
+          const project = "one-batch"
+          const a = yield* inWorkDir("batch", "a.txt")
+          const b = yield* inWorkDir("batch", "b.txt")
+          yield* Effect.promise(() => mkdir(path.dirname(a), { recursive: true }))
+          yield* Effect.promise(() => writeFile(a, "Copied within one batch.\n"))
+          yield* Effect.promise(() => copyFile(a, b))
+          const documents = [...(yield* extract(project, a)), ...(yield* extract(project, b)), ...(yield* extract(project, a))]
+          expect(yield* withServer((index) => index.bulkIndex(project, documents))).toEqual({ indexed: 1, duplicates: 1 })
+          expect(yield* withServer((index) => index.count(project))).toBe(1)
+        })
+      )
+
+      it.effect("stores a text longer than the tsvector cap whole and finds words of its indexed prefix", () =>
+        Effect.gen(function* () {
+          const project = "long"
+          const file = yield* inWorkDir("long.txt")
+          // Distinct words make the largest tsvector per byte of text: the worst case for the cap.
+          const words = Array.from({ length: 400_000 }, (_, n) => `w${n.toString(36)}`)
+          const body = `Éléphant ${words.join(" ")} trailingword`
+          yield* Effect.promise(() => writeFile(file, body))
+          const [document] = yield* extract(project, file)
+          expect(document!.content.length).toBeGreaterThan(4 * indexedPrefixBytes)
+          expect(yield* withServer((index) => index.bulkIndex(project, [document!]))).toEqual({ indexed: 1, duplicates: 0 })
+          const stored = Option.getOrThrow(yield* withServer((index) => index.get(project, document!.id)))
+          expect(stored.content).toBe(body)
+          expect(stored.contentTextLength).toBe(body.length)
+          const matches = (word: string) =>
+            withServer((_, sql) =>
+              sql<{ n: number }>`SELECT count(*)::int AS n FROM documents WHERE project = ${project} AND content_tsv @@ to_tsquery('simple', ${word})`
+            ).pipe(Effect.map((rows) => rows[0]!.n))
+          // Folded like the reference's analyzer: the accented word is found unaccented and lower-cased.
+          expect(yield* matches("elephant")).toBe(1)
+          expect(yield* matches("w1")).toBe(1)
+          expect(yield* matches("trailingword")).toBe(0)
+        })
+      )
+
+      it.effect("creates an index once and writes many documents in batches", () =>
+        Effect.gen(function* () {
+          const project = "batches"
+          expect(yield* withServer((index) => index.indexExists(project))).toBe(false)
+          expect(yield* withServer((index) => index.createIndex(project))).toBe(true)
+          expect(yield* withServer((index) => index.createIndex(project))).toBe(false)
+          const file = yield* inWorkDir("template.txt")
+          yield* Effect.promise(() => writeFile(file, "Template document.\n"))
+          const [template] = yield* extract(project, file)
+          const many = Array.from({ length: 1_234 }, (_, n) => ({
+            ...template!,
+            id: n.toString(16).padStart(96, "0"),
+            rootDocument: n.toString(16).padStart(96, "0"),
+            path: `/data/folder${n % 7}/file${n}.txt`,
+            dirname: `/data/folder${n % 7}`,
+            tags: n % 2 === 0 ? ["even"] : []
+          }))
+          expect(yield* withServer((index) => index.bulkIndex(project, many))).toEqual({ indexed: 1_234, duplicates: 0 })
+          expect(yield* withServer((index) => index.count(project))).toBe(1_234)
+          const tree = yield* withServer((_, sql) =>
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM documents WHERE project = ${project} AND dirname_tree @> ARRAY['/data']`
+          )
+          expect(tree[0]!.n).toBe(1_234)
+          const last = Option.getOrThrow(yield* withServer((index) => index.get(project, many[1_233]!.id)))
+          expect(last.tags).toEqual([])
+          expect(last.dirname).toBe("/data/folder1")
+        })
+      )
+    })
+  })
+}
