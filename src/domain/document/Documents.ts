@@ -13,7 +13,7 @@ export interface Caller {
 }
 
 /** What `documents/src` serves: a file from disk, or the extracted text of an embedded document. */
-export type Source =
+export type DocumentSource =
   | { readonly _tag: "File"; readonly path: string; readonly size: number; readonly contentType: string; readonly fileName: string }
   | { readonly _tag: "Text"; readonly text: string; readonly fileName: string }
 
@@ -57,14 +57,14 @@ export class Documents extends Effect.Service<Documents>()("quarry/Documents", {
       yield* requireAllowedAddress(project, caller)
       const document = yield* find(project, id, routing)
       if (document.parentDocument !== null) {
-        return { _tag: "Text", text: document.content, fileName: `${document.id.slice(0, 10)}.txt` } satisfies Source
+        return { _tag: "Text", text: document.content, fileName: `${document.id.slice(0, 10)}.txt` } satisfies DocumentSource
       }
       const info = yield* Effect.tryPromise(() => stat(document.path)).pipe(
         Effect.filterOrFail((info) => info.isFile()),
         Effect.mapError(() => new SourceMissing({ path: document.path }))
       )
       const contentType = document.contentType === "unknown" ? "application/octet-stream" : document.contentType
-      return { _tag: "File", path: document.path, size: info.size, contentType, fileName: path.basename(document.path) } satisfies Source
+      return { _tag: "File", path: document.path, size: info.size, contentType, fileName: path.basename(document.path) } satisfies DocumentSource
     })
 
     /** Reference-only: no translations are stored, so any target language other than the original is missing. */

@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import { Effect } from "effect"
 import { ContentOccurrences, ContentSlice } from "../../domain/document/Content.ts"
-import { type Caller, Documents, type Source } from "../../domain/document/Documents.ts"
+import { type Caller, Documents, type DocumentSource } from "../../domain/document/Documents.ts"
 import { HttpRequest, json, pathParam, queryParam, stream, text } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { route } from "../Router.ts"
@@ -25,7 +25,7 @@ const contentDisposition = (fileName: string) => {
     : `attachment;filename="${ascii}";filename*=UTF-8''${encodeURIComponent(fileName)}`
 }
 
-const sourceResponse = (source: Source) =>
+const sourceResponse = (source: DocumentSource) =>
   source._tag === "Text"
     ? text(source.text, "text/plain;charset=UTF-8", 200, { "Content-Disposition": contentDisposition(source.fileName) })
     : stream(fs.createReadStream(source.path), source.contentType, {
