@@ -2,40 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Ref, Schema } from "effect"
 import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
 import { IndexPayload } from "../../domain/ingest/IngestOptions.ts"
-import type { ExtractedDocument } from "../../extract/Document.ts"
 import { Extractor } from "../../extract/Extractor.ts"
-import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
+import { DocumentIndex } from "../../search/DocumentIndex.ts"
+import { indexedDocuments } from "../../search/indexedDocuments.ts"
 import * as JobKind from "../JobKind.ts"
 
 /** Files one worker claims, extracts and writes per transaction: a stop loses at most this much work per worker. */
 const claimSize = 32
 /** How often an idle worker looks again while a scan of its project may still queue files. */
 const scanPollInterval = "200 millis"
-
-/** A document and everything embedded in it, as index rows (§6.4): a new document has no named entities yet. */
-export const indexedDocuments = (document: ExtractedDocument): ReadonlyArray<IndexedDocument> => [
-  {
-    id: document.id,
-    path: document.path,
-    dirname: document.dirname,
-    content: document.content,
-    contentLength: document.contentLength,
-    contentTextLength: document.contentTextLength,
-    contentType: document.contentType,
-    contentEncoding: document.contentEncoding,
-    language: document.language,
-    metadata: document.metadata,
-    extractionDate: document.extractionDate,
-    extractionLevel: document.extractionLevel,
-    parentDocument: document.parentDocument,
-    rootDocument: document.rootDocument,
-    tags: document.tags,
-    nerTags: [],
-    status: "INDEXED",
-    ...(document.extractionError === undefined ? {} : { extractionError: document.extractionError })
-  },
-  ...document.children.flatMap(indexedDocuments)
-]
 
 /**
  * Drains the project's document queue (§6.1) with `parallelism` workers. Each worker claims a few files,

@@ -2,14 +2,14 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { type Duration, Effect, Layer, Option } from "effect"
+import { type Duration, Effect, Layer } from "effect"
 import type { IndexPayload, ScanPayload } from "../../../src/domain/ingest/IngestOptions.ts"
 import { Engine } from "../../../src/engine/Engine.ts"
 import { IndexJob } from "../../../src/engine/kinds/IndexJob.ts"
 import { ingestionKindsLayer } from "../../../src/engine/kinds/index.ts"
 import { ScanJob } from "../../../src/engine/kinds/ScanJob.ts"
 import { Extractor } from "../../../src/extract/Extractor.ts"
-import { DocumentIndex, type IndexedDocument } from "../../../src/search/DocumentIndex.ts"
+import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocumentIndex.ts"
 import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -50,36 +50,9 @@ export const ingestionDatabase = (kind: DatabaseKind) =>
         Layer.orDie
       )
 
-/**
- * A DocumentIndex over one table of the test database, so that its writes join the index job's transaction as
- * the PostgreSQL implementation's do: first writer of an id wins, like the reference's Duplicate rule.
- */
-export const sqlDocumentIndex = Layer.effect(
-  DocumentIndex,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`CREATE TABLE IF NOT EXISTS test_documents (project text, id text, root text, document jsonb, PRIMARY KEY (project, id))`.pipe(Effect.orDie)
-    return {
-      createIndex: () => Effect.succeed(true),
-      indexExists: () => Effect.succeed(true),
-      bulkIndex: (project, documents) =>
-        sql<{ id: string }>`INSERT INTO test_documents (project, id, root, document)
-          SELECT ${project}, d->>'id', d->>'rootDocument', d FROM jsonb_array_elements(${JSON.stringify(documents)}::jsonb) AS d
-          ON CONFLICT DO NOTHING RETURNING id`.pipe(Effect.map((rows) => ({ indexed: rows.length, duplicates: documents.length - rows.length }))),
-      get: (project, id, routing) =>
-        sql<{ document: IndexedDocument }>`SELECT document FROM test_documents
-          WHERE project = ${project} AND id = ${id} AND (${routing ?? null}::text IS NULL OR root = ${routing ?? null})`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]?.document))
-        ),
-      count: (project) =>
-        sql<{ count: number }>`SELECT count(*)::int AS count FROM test_documents WHERE project = ${project}`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
-    }
-  })
-)
-
 /** An engine running scan and index tasks over the test database, for the current scope. */
 export const startIngestionEngine = (parallelism = 2) =>
-  startEngine({ parallelism }, ingestionKindsLayer.pipe(Layer.provide(Layer.mergeAll(Extractor.Default, sqlDocumentIndex))))
+  startEngine({ parallelism }, ingestionKindsLayer.pipe(Layer.provide(Layer.mergeAll(Extractor.Default, PostgresDocumentIndex))))
 
 /** A fresh folder removed with the scope. */
 export const tempDir = Effect.acquireRelease(

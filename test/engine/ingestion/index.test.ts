@@ -3,22 +3,24 @@ import * as path from "node:path"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Engine } from "../../../src/engine/Engine.ts"
-import { IndexJob, indexedDocuments } from "../../../src/engine/kinds/IndexJob.ts"
+import { IndexJob } from "../../../src/engine/kinds/IndexJob.ts"
 import { ScanJob } from "../../../src/engine/kinds/ScanJob.ts"
 import { documentId } from "../../../src/extract/DocumentId.ts"
 import { Extractor } from "../../../src/extract/Extractor.ts"
 import { DocumentIndex } from "../../../src/search/DocumentIndex.ts"
+import { indexedDocuments } from "../../../src/search/indexedDocuments.ts"
+import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocumentIndex.ts"
 import { files, generateCorpus, generateLargeCorpus } from "../../fixtures/corpus.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
 import { clearTasks, eventually, readTask } from "../helpers.ts"
-import { defaultScanOptions, finished, ingestionDatabase, indexAll, indexPayload, queuedPaths, remaining, scan, sqlDocumentIndex, startIngestionEngine, tempDir } from "./helpers.ts"
+import { defaultScanOptions, finished, ingestionDatabase, indexAll, indexPayload, queuedPaths, remaining, scan, startIngestionEngine, tempDir } from "./helpers.ts"
 
 const documentKeys = (Object.keys(files) as Array<keyof typeof files>).filter((key) => key !== "hidden" && key !== "osFile")
 
 let projects = 0
 const newProject = () => `index-${++projects}`
 
-const documentIndex = Effect.provide(DocumentIndex, sqlDocumentIndex)
+const documentIndex = Effect.provide(DocumentIndex, PostgresDocumentIndex)
 
 /** What the extractor makes of each file on its own: the documents the index must hold afterwards. */
 const expectedDocuments = (paths: ReadonlyArray<string>, project: string) =>
