@@ -6,7 +6,9 @@ import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
 import { Documents } from "./domain/document/Documents.ts"
 import { Health } from "./domain/status/Health.ts"
+import { ingestionKindsLayer } from "./engine/kinds/index.ts"
 import { engineLayer } from "./engine/Layer.ts"
+import { Extractor } from "./extract/Extractor.ts"
 import { UserRepo } from "./domain/user/UserRepo.ts"
 import { Users } from "./domain/user/Users.ts"
 import { Authenticator, type AuthenticatorShape, makeLocalAuthenticator } from "./http/middleware/Auth.ts"
@@ -41,6 +43,8 @@ export const quarryLayer = (settings: SettingsShape) => {
   const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
+    // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
+    Layer.provideMerge(ingestionKindsLayer.pipe(Layer.provide(Extractor.Default))),
     Layer.provideMerge(services),
     Layer.provideMerge(migratedDatabase(settings)),
     Layer.provideMerge(Layer.succeed(Settings, settings))

@@ -1,0 +1,116 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { describe, expect, layer } from "@effect/vitest"
+import { Context, Effect, Option } from "effect"
+import { documentId } from "../../src/extract/DocumentId.ts"
+import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
+import { files, generateCorpus } from "../fixtures/corpus.ts"
+import { eventually } from "../engine/helpers.ts"
+import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"
+
+interface View {
+  readonly name: string
+  readonly state: string
+  readonly progress: unknown
+  readonly result?: unknown
+}
+
+const documentCount = Object.keys(files).length - 2 // all but the hidden and the OS file
+
+const post = (pathAndQuery: string, options?: Readonly<Record<string, unknown>>) =>
+  request(pathAndQuery, options === undefined ? { method: "POST" } : { method: "POST", body: JSON.stringify({ options }) })
+
+const postJson = (pathAndQuery: string, options?: Readonly<Record<string, unknown>>) =>
+  Effect.gen(function* () {
+    const response = yield* post(pathAndQuery, options)
+    expect(response.status).toBe(200)
+    return (yield* bodyJson(response)) as View & ReadonlyArray<View>
+  })
+
+/** The task once DONE (or another final state), read through the legacy API. */
+const finished = (view: View) =>
+  eventually(
+    Effect.flatMap(request(`/api/task/${encodeURIComponent(view.name)}`), bodyJson).pipe(Effect.map((body) => body as View)),
+    (current) => current.state !== "RUNNING",
+    "120 seconds"
+  )
+
+/** The data folder with the corpus, written once per server. */
+const corpus = Effect.gen(function* () {
+  const server = yield* TestServer
+  const dir = server.workDir
+  if (!(yield* Effect.promise(() => fs.stat(path.join(dir, files.pdf)).then(() => true, () => false)))) {
+    yield* Effect.promise(() => generateCorpus(dir))
+  }
+  return { dir, index: Context.get(server.context, DocumentIndex) }
+})
+
+/** Whether a corpus file's top-level document is in the project's index. */
+const isIndexed = (project: string, file: string) =>
+  Effect.gen(function* () {
+    const { index } = yield* corpus
+    const bytes = yield* Effect.promise(() => fs.readFile(file))
+    return Option.isSome(yield* index.get(project, documentId(project, bytes)).pipe(Effect.orDie))
+  })
+
+for (const database of databaseKinds) {
+  const skip = database === "postgres" && !postgresAvailable
+  describe.skipIf(skip)(`Index and scan endpoints on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
+    layer(testServerLayer({ database }), { timeout: 180_000, excludeTestServices: true })((it) => {
+      it.effect("index/file scans the data folder then indexes it: two tasks that end DONE with the file count", () =>
+        Effect.gen(function* () {
+          const { dir, index } = yield* corpus
+          const [scan, indexing] = yield* postJson("/api/task/batchUpdate/index/file")
+          expect(scan).toMatchObject({ name: expect.stringMatching(/^org\.icij\.datashare\.tasks\.ScanTask@/), state: "RUNNING" })
+          expect(indexing).toMatchObject({ name: expect.stringMatching(/^org\.icij\.datashare\.tasks\.IndexTask@/), state: "RUNNING" })
+          expect(yield* finished(scan!)).toMatchObject({ state: "DONE", result: documentCount })
+          expect(yield* finished(indexing!)).toMatchObject({ state: "DONE", result: documentCount, progress: 1 })
+          expect(yield* isIndexed("local-datashare", path.join(dir, files.docx))).toBe(true)
+          expect(yield* isIndexed("local-datashare", path.join(dir, files.hidden))).toBe(false)
+          expect(yield* index.count("local-datashare").pipe(Effect.orDie)).toBeGreaterThan(documentCount)
+        })
+      )
+
+      it.effect("a scan of a sub-folder into another project, then an index of that project's queue", () =>
+        Effect.gen(function* () {
+          const { dir } = yield* corpus
+          const options = { defaultProject: "texts" }
+          const scan = yield* postJson(`/api/task/batchUpdate/scan${path.join(dir, "text")}`, options)
+          expect(scan.name).toMatch(/^org\.icij\.datashare\.tasks\.ScanTask@/)
+          expect(yield* finished(scan)).toMatchObject({ state: "DONE", result: 2 })
+          const indexing = yield* postJson("/api/task/batchUpdate/index", options)
+          expect(yield* finished(indexing)).toMatchObject({ state: "DONE", result: 2 })
+          expect(yield* isIndexed("texts", path.join(dir, files.utf8))).toBe(true)
+          expect(yield* isIndexed("texts", path.join(dir, files.pdf))).toBe(false)
+        })
+      )
+
+      it.effect("index/<path> applies the scan options of the body, values as strings or not", () =>
+        Effect.gen(function* () {
+          const { dir } = yield* corpus
+          const options = { defaultProject: "pdfs", includePattern: "*.pdf", excludePattern: "broken/**", includeHiddenFiles: "false", parallelism: 3 }
+          const [scan, indexing] = yield* postJson(`/api/task/batchUpdate/index${dir}`, options)
+          expect(yield* finished(scan!)).toMatchObject({ state: "DONE", result: 1 })
+          expect(yield* finished(indexing!)).toMatchObject({ state: "DONE", result: 1 })
+          expect(yield* isIndexed("pdfs", path.join(dir, files.pdf))).toBe(true)
+        })
+      )
+
+      it.effect("answers 403 outside the data folder, through .. or a link, and 400 for an unusable option", () =>
+        Effect.gen(function* () {
+          const { dir } = yield* corpus
+          yield* Effect.promise(() => fs.symlink("/etc", path.join(dir, "escape")).catch(() => undefined))
+          for (const target of ["/api/task/batchUpdate/index/etc", `/api/task/batchUpdate/scan${dir}/../`, `/api/task/batchUpdate/scan${dir}/escape`, `/api/task/batchUpdate/index${dir}-sibling`]) {
+            const response = yield* post(target, {})
+            expect(response.status, target).toBe(403)
+            expect(yield* bodyJson(response)).toEqual({ error: expect.stringContaining("not in the data folder") })
+          }
+          const invalid = yield* post(`/api/task/batchUpdate/scan${dir}`, { maxDepth: "deep" })
+          expect(invalid.status).toBe(400)
+          expect(yield* bodyJson(invalid)).toEqual({ error: expect.stringContaining("maxDepth") })
+        })
+      )
+    })
+  })
+}
