@@ -1,25 +1,12 @@
 import type { SqlError } from "@effect/sql"
 import { Context, type Effect, type Option } from "effect"
+import type { ExtractedDocument } from "../extract/Document.ts"
 
-/** A document as stored in a project's index: the fields of legacy-api-reference §6.4 (no embedded children). */
-export interface IndexedDocument {
-  readonly id: string
-  readonly path: string
-  readonly dirname: string
-  readonly content: string
-  readonly contentLength: number
-  readonly contentTextLength: number
-  readonly contentType: string
-  readonly contentEncoding: string
-  readonly language: string
-  readonly metadata: Readonly<Record<string, string>>
-  readonly extractionDate: string
-  readonly extractionLevel: number
-  /** Null for a top-level file. */
-  readonly parentDocument: string | null
-  /** The top-level file's id: the routing of embedded documents; the id itself for a top-level file. */
-  readonly rootDocument: string
-  readonly tags: ReadonlyArray<string>
+/**
+ * A document as stored in a project's index: the fields of legacy-api-reference §6.4 the extractor produced
+ * (without its embedded children, which are documents of their own) plus the named-entity state.
+ */
+export interface IndexedDocument extends Omit<ExtractedDocument, "children" | "extractionError" | "duplicateId"> {
   readonly nerTags: ReadonlyArray<string>
   /** INDEXED, then DONE once a named-entity pipeline processed it. */
   readonly status: string
