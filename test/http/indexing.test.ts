@@ -97,6 +97,15 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.effect("documents the four endpoints in /api/openapi", () =>
+        Effect.gen(function* () {
+          const document = (yield* Effect.flatMap(request("/api/openapi"), bodyJson)) as { paths: Record<string, { post?: { summary: string } }> }
+          const ours = Object.entries(document.paths).filter(([key]) => key.startsWith("/api/task/batchUpdate/"))
+          expect(ours).toHaveLength(4)
+          for (const [key, operations] of ours) expect(operations.post?.summary, key).toEqual(expect.any(String))
+        })
+      )
+
       it.effect("answers 403 outside the data folder, through .. or a link, and 400 for an unusable option", () =>
         Effect.gen(function* () {
           const { dir } = yield* corpus
