@@ -23,7 +23,7 @@ import { Extractor } from "../src/extract/Extractor.ts"
 import { DocumentIndex } from "../src/search/DocumentIndex.ts"
 import { PostgresDocumentIndex } from "../src/search/postgres/PostgresDocumentIndex.ts"
 import { generateLargeCorpus } from "../test/fixtures/largeCorpus.ts"
-import { ingestionDatabase } from "../test/engine/ingestion/helpers.ts"
+import { testDatabase } from "../test/engine/helpers.ts"
 import { postgresAvailable } from "../test/helpers/databases.ts"
 import { report } from "./report.ts"
 
@@ -107,10 +107,10 @@ export const run = async () => {
           `baseline read+INSERT ${rates(result.baseline).docsPerSecond} files/s, ${rates(result.baseline).megabytesPerSecond} MB/s\n`
       )
     process.stdout.write(`${fileCount} files, ${megabytes.toFixed(1)} MB, ${parallelism} workers\n`)
-    const embedded = await Effect.runPromise(measure(ingestionDatabase("pglite"), dir, paths))
+    const embedded = await Effect.runPromise(measure(testDatabase("pglite"), dir, paths))
     line("embedded", embedded)
     const server = postgresAvailable
-      ? await Effect.runPromise(measure(ingestionDatabase("postgres"), dir, paths))
+      ? await Effect.runPromise(measure(testDatabase("postgres"), dir, paths))
       : undefined
     if (server !== undefined) line("server  ", server)
     else process.stdout.write("server: skipped, PostgreSQL server not reachable\n")

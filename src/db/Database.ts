@@ -76,8 +76,9 @@ const embedded = (location: string) =>
       }),
       (db) => Effect.promise(() => db.close())
     )
-    // maxConnections > 1 lets the pool open several connections; the server queues their queries on PGlite's session.
-    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
+    // Room for more than one connection, so that a client reconnecting after a drop is not refused; the pool
+    // itself keeps to one (see databaseLayer).
+    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 })
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => server.start(),
@@ -105,7 +106,10 @@ export const databaseLayer = (dataSourceUrl: string) => {
       embedded(location).pipe(
         Effect.map(({ host, port }) =>
           Layer.merge(
-            clientLayer({ host, port, database: "postgres", username: "postgres" }, dataSourceUrl),
+            // One connection: PGlite has a single session, and the socket server interleaves the protocol messages
+            // of several connections, so a transaction beginning or ending between another connection's Parse and
+            // Bind made that statement fail or lose its write. Statements queue on the pool instead.
+            clientLayer({ host, port, database: "postgres", username: "postgres", maxConnections: 1 }, dataSourceUrl),
             Layer.succeed(DatabaseInfo, { kind: "pglite", deliversNotifications: false })
           )
         )

@@ -10,45 +10,7 @@ import { ingestionKindsLayer } from "../../../src/engine/kinds/index.ts"
 import { ScanJob } from "../../../src/engine/kinds/ScanJob.ts"
 import { Extractor } from "../../../src/extract/Extractor.ts"
 import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocumentIndex.ts"
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { PgClient } from "@effect/sql-pg"
-import { DatabaseInfo } from "../../../src/db/Database.ts"
-import { runMigrations } from "../../../src/db/Migrator.ts"
-import type { DatabaseKind } from "../../helpers/databases.ts"
-import { eventually, readTask, startEngine, testDatabase } from "../helpers.ts"
-
-/**
- * The test database; on PGlite with a pool of ONE connection. The socket server multiplexes connections message
- * by message, not statement by statement: a transaction (BEGIN/COMMIT as simple queries) arriving between the
- * Parse and the Bind of another connection's statement destroys that statement or swallows its write. Measured:
- * 100 two-statement transactions, serialised, among 100 concurrent INSERTs through databaseLayer's pool of 10
- * lose 5 INSERTs; unserialised they hang. Reported to be fixed in src/db/Database.ts (not this area's file).
- */
-export const ingestionDatabase = (kind: DatabaseKind) =>
-  kind === "postgres"
-    ? testDatabase(kind)
-    : Layer.effectDiscard(runMigrations()).pipe(
-        Layer.provideMerge(
-          Layer.unwrapScoped(
-            Effect.gen(function* () {
-              const db = yield* Effect.acquireRelease(
-                Effect.promise(() => PGlite.create({ extensions: { pg_trgm } })),
-                (db) => Effect.promise(() => db.close())
-              )
-              const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 })
-              yield* Effect.acquireRelease(Effect.promise(() => server.start()), () => Effect.promise(() => server.stop()))
-              const [host, port] = server.getServerConn().split(":")
-              return Layer.merge(
-                PgClient.layer({ host: host ?? "127.0.0.1", port: Number(port), database: "postgres", username: "postgres", maxConnections: 1 }),
-                Layer.succeed(DatabaseInfo, { kind: "pglite", deliversNotifications: false })
-              )
-            })
-          )
-        ),
-        Layer.orDie
-      )
+import { eventually, readTask, startEngine } from "../helpers.ts"
 
 /** An engine running scan and index tasks over the test database, for the current scope. */
 export const startIngestionEngine = (parallelism = 2) =>

@@ -12,8 +12,8 @@ import { indexedDocuments } from "../../../src/search/indexedDocuments.ts"
 import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocumentIndex.ts"
 import { files, generateCorpus, generateLargeCorpus } from "../../fixtures/corpus.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
-import { clearTasks, eventually, readTask } from "../helpers.ts"
-import { defaultScanOptions, finished, ingestionDatabase, indexAll, indexPayload, queuedPaths, remaining, scan, startIngestionEngine, tempDir } from "./helpers.ts"
+import { clearTasks, eventually, readTask, testDatabase } from "../helpers.ts"
+import { defaultScanOptions, finished, indexAll, indexPayload, queuedPaths, remaining, scan, startIngestionEngine, tempDir } from "./helpers.ts"
 
 const documentKeys = (Object.keys(files) as Array<keyof typeof files>).filter((key) => key !== "hidden" && key !== "osFile")
 
@@ -62,7 +62,7 @@ const expectConsistent = (paths: ReadonlyArray<string>, project: string) =>
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`Index task on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    layer(ingestionDatabase(database), { timeout: 180_000, excludeTestServices: true })((it) => {
+    layer(testDatabase(database), { timeout: 180_000, excludeTestServices: true })((it) => {
       it.scoped("indexes every file and embedded document with its routing; indexing again changes no count", () =>
         Effect.gen(function* () {
           yield* clearTasks
