@@ -1,0 +1,30 @@
+import { Context, type Effect } from "effect"
+
+/**
+ * One request to the search backend, as the index proxy received it after its access checks: the path after
+ * `/api/index/search/` (e.g. `local-datashare/_search`, `a,b/_count`, `idx/_doc/<id>`), the query parameters,
+ * and the body already parsed from JSON (undefined when the request had none).
+ */
+export interface BackendRequest {
+  readonly method: "GET" | "POST" | "HEAD"
+  readonly path: string
+  readonly query: URLSearchParams
+  readonly body: unknown
+}
+
+/** The backend's answer: its status and its JSON body, as Elasticsearch would give them (errors included). */
+export interface BackendResponse {
+  readonly status: number
+  readonly body: unknown
+}
+
+/**
+ * Answers Elasticsearch requests: the PostgreSQL engine interprets them over the document tables, the
+ * Elasticsearch backend forwards them unchanged. Backend errors are answers (status + ES error body), never
+ * failures, so the proxy can propagate them as they are.
+ */
+export interface SearchBackendShape {
+  readonly handle: (request: BackendRequest) => Effect.Effect<BackendResponse>
+}
+
+export class SearchBackend extends Context.Tag("quarry/SearchBackend")<SearchBackend, SearchBackendShape>() {}
