@@ -35,8 +35,9 @@ const authenticatorLayer = (settings: SettingsShape) => {
 /**
  * The document index and the reads of the documents endpoints. PostgreSQL full-text search is the index when
  * elasticsearchAddress is unset, and for now also when it is set: the Elasticsearch implementation comes later.
+ * The Extractor serves both the index tasks and the sources of embedded documents.
  */
-const documentsLayer = Documents.Default.pipe(Layer.provideMerge(PostgresDocumentIndex))
+const documentsLayer = Documents.Default.pipe(Layer.provideMerge(Layer.merge(PostgresDocumentIndex, Extractor.Default)))
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
@@ -44,7 +45,7 @@ export const quarryLayer = (settings: SettingsShape) => {
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
-    Layer.provideMerge(ingestionKindsLayer.pipe(Layer.provide(Extractor.Default))),
+    Layer.provideMerge(ingestionKindsLayer),
     Layer.provideMerge(services),
     Layer.provideMerge(migratedDatabase(settings)),
     Layer.provideMerge(Layer.succeed(Settings, settings))

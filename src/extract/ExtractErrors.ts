@@ -22,6 +22,16 @@ export class DocumentUnreadable extends Schema.TaggedError<DocumentUnreadable>()
   }
 }
 
+/** Extracting a file again did not meet the embedded document asked for (the file changed since it was indexed). */
+export class EmbeddedNotFound extends Schema.TaggedError<EmbeddedNotFound>()("EmbeddedNotFound", {
+  path: Schema.String,
+  id: Schema.String
+}) {
+  override get message() {
+    return `document ${this.id} is no longer embedded in ${this.path}`
+  }
+}
+
 /** The message of a library's exception, for an `extractionError` field. */
 export const describe = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : String(cause)

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Clock, Duration, Effect, Either } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Option } from "effect"
 import { extractArchive } from "./archive.ts"
 import { detectContentType, mime } from "./ContentType.ts"
 import {
@@ -17,7 +17,7 @@ import {
 } from "./Document.ts"
 import { embeddedDocumentId } from "./DocumentId.ts"
 import { extractEmail } from "./email.ts"
-import { describe, DocumentUnreadable, ExtractionFailed } from "./ExtractErrors.ts"
+import { describe, DocumentUnreadable, EmbeddedNotFound, ExtractionFailed } from "./ExtractErrors.ts"
 import { extractHtml } from "./html.ts"
 import { defaultLanguage, detectLanguage, languageOption } from "./Language.ts"
 import { extractMbox } from "./mbox.ts"
@@ -26,8 +26,20 @@ import { ocrParser, tesseractInstalled } from "./ocr.ts"
 import { extractOffice } from "./office.ts"
 import { extractPdf } from "./pdf.ts"
 import { extractRtf } from "./rtf.ts"
-import { bytesSource, digestSource, fileSource, type Source, sourceSize } from "./Source.ts"
+import { bytesSource, digestSource, fileSource, readAll, type Source, sourceSize } from "./Source.ts"
 import { extractPlainText } from "./text.ts"
+
+/** The bytes of one embedded document, as `documents/src` serves them. */
+export interface EmbeddedBytes {
+  readonly bytes: Uint8Array
+  readonly contentType: string
+}
+
+/** An embedded document looked for while a file is extracted again: its bytes are handed over when it is met. */
+interface Wanted {
+  readonly id: string
+  readonly found: Deferred.Deferred<EmbeddedBytes, ExtractionFailed>
+}
 
 /** What stays the same for every document of one file on disk. */
 interface Run {
@@ -37,6 +49,7 @@ interface Run {
   readonly extractionDate: string
   readonly budget: Budget
   readonly tempDir: Effect.Effect<string, ExtractionFailed>
+  readonly wanted?: Wanted | undefined
 }
 
 interface Node extends EmbeddedInput {
@@ -107,6 +120,9 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
         const children: Array<ExtractedDocument> = []
         const detected = node.contentType === undefined ? yield* Effect.either(detectContentType(node.source, name)) : Either.right(node.contentType)
         const contentType = Either.getOrElse(detected, () => "unknown")
+        if (run.wanted !== undefined && node.parentId !== undefined && id === run.wanted.id) {
+          yield* Deferred.complete(run.wanted.found, Effect.map(readAll(node.source, run.limits.maxFileBytes), (bytes) => ({ bytes, contentType })))
+        }
         const context: ParseContext = {
           name,
           contentType,
@@ -186,35 +202,56 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
             catch: (cause) => new DocumentUnreadable({ path: file, reason: describe(cause) })
           }).pipe(Effect.map((bytes) => bytesSource(bytes, file)))
 
-    const extract = Effect.fn("Extractor.extract")(function* (filePath: string, options: ExtractOptions) {
-      const absolute = path.resolve(filePath)
-      const info = yield* Effect.tryPromise({
-        try: () => stat(absolute),
-        catch: (cause) => new DocumentUnreadable({ path: absolute, reason: describe(cause) })
-      })
-      if (!info.isFile()) return yield* new DocumentUnreadable({ path: absolute, reason: "not a regular file" })
-      const now = yield* Clock.currentTimeMillis
-      return yield* Effect.scoped(
-        Effect.gen(function* () {
-          const run: Run = {
-            options,
-            limits: { ...defaultLimits, ...options.limits },
-            path: absolute,
-            extractionDate: new Date(now).toISOString(),
-            budget: { bytes: 0, entries: 0 },
-            tempDir: yield* lazyTemporaryDirectory
-          }
-          return yield* extractNode(run, {
-            source: yield* rootSource(absolute, info.size),
-            name: path.basename(absolute),
-            depth: 0,
-            parentId: undefined,
-            rootId: undefined
-          })
+    const extractFile = (filePath: string, options: ExtractOptions, wanted?: Wanted) =>
+      Effect.gen(function* () {
+        const absolute = path.resolve(filePath)
+        const info = yield* Effect.tryPromise({
+          try: () => stat(absolute),
+          catch: (cause) => new DocumentUnreadable({ path: absolute, reason: describe(cause) })
         })
-      )
+        if (!info.isFile()) return yield* new DocumentUnreadable({ path: absolute, reason: "not a regular file" })
+        const now = yield* Clock.currentTimeMillis
+        return yield* Effect.scoped(
+          Effect.gen(function* () {
+            const run: Run = {
+              options,
+              limits: { ...defaultLimits, ...options.limits },
+              path: absolute,
+              extractionDate: new Date(now).toISOString(),
+              budget: { bytes: 0, entries: 0 },
+              tempDir: yield* lazyTemporaryDirectory,
+              wanted
+            }
+            return yield* extractNode(run, {
+              source: yield* rootSource(absolute, info.size),
+              name: path.basename(absolute),
+              depth: 0,
+              parentId: undefined,
+              rootId: undefined
+            })
+          })
+        )
+      })
+
+    const extract = Effect.fn("Extractor.extract")(function* (filePath: string, options: ExtractOptions) {
+      return yield* extractFile(filePath, options, undefined)
     })
 
-    return { extract }
+    /**
+     * The bytes of the embedded document `id` of a file, found by extracting the file again (embedded documents are
+     * not stored anywhere else). The extraction stops as soon as the document is met.
+     */
+    const embedded = Effect.fn("Extractor.embedded")(function* (rootPath: string, options: ExtractOptions, id: string) {
+      const found = yield* Deferred.make<EmbeddedBytes, ExtractionFailed>()
+      const notFound = new EmbeddedNotFound({ path: rootPath, id })
+      const extraction = extractFile(rootPath, options, { id, found }).pipe(
+        Effect.zipRight(Effect.flatMap(Deferred.poll(found), Option.match({
+          onNone: (): Effect.Effect<EmbeddedBytes, ExtractionFailed | EmbeddedNotFound> => Effect.fail(notFound),
+          onSome: (bytes) => bytes
+        })))
+      )
+      return yield* Effect.raceFirst(Deferred.await(found), extraction)
+    })
+    return { extract, embedded }
   })
 }) {}

@@ -53,6 +53,12 @@ export const text = (value: string, contentType: string, status = 200, headers =
   body: { _tag: "Text", text: value, contentType }
 })
 
+export const bytes = (value: Uint8Array, contentType: string, headers = noHeaders, status = 200): HttpResponse => ({
+  status,
+  headers,
+  body: { _tag: "Bytes", bytes: value, contentType }
+})
+
 export const stream = (source: Readable, contentType: string, headers = noHeaders, status = 200): HttpResponse => ({
   status,
   headers,

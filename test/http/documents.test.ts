@@ -68,7 +68,7 @@ for (const database of databaseKinds) {
 
   describe.skipIf(skip)(`documents endpoints in LOCAL mode on ${database}${skipped}`, () => {
     layer(testServerLayer({ database }))((it) => {
-      it.effect("src answers the file's bytes as an attachment of its type, and an embedded document's text", () =>
+      it.effect("src answers the file's bytes as an attachment of its type, and an embedded document's own bytes", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const corpus = yield* Effect.promise(() => generateCorpus(path.join(server.workDir, "corpus")))
@@ -80,14 +80,40 @@ for (const database of databaseKinds) {
           expect(response.headers.get("content-disposition")).toBe(`attachment;filename="report.pdf"`)
           const bytes = Buffer.from(yield* Effect.promise(() => response.arrayBuffer()))
           expect(bytes.equals(yield* Effect.promise(() => readFile(corpus.pdf)))).toBe(true)
+          const inline = yield* request(`/api/${local}/documents/src/${pdf.id}?inline=true`)
+          expect(inline.status).toBe(200)
+          expect(inline.headers.get("content-disposition")).toBeNull()
 
           const attachment = documents.find((document) => document.path === corpus.eml && document.extractionLevel === 1)!
           const embedded = yield* request(`/api/${local}/documents/src/${attachment.id}?routing=${attachment.rootDocument}`)
           expect(embedded.status).toBe(200)
-          expect(embedded.headers.get("content-type")).toBe("text/plain;charset=UTF-8")
+          expect(embedded.headers.get("content-type")).toBe("text/plain")
           expect(embedded.headers.get("content-disposition")).toBe(`attachment;filename="${attachment.id.slice(0, 10)}.txt"`)
-          expect(yield* bodyText(embedded)).toBe(attachmentBytes.toString("utf8").trim())
+          expect(Buffer.from(yield* Effect.promise(() => embedded.arrayBuffer())).equals(attachmentBytes)).toBe(true)
           expect((yield* request(`/api/${local}/documents/src/${attachment.id}?routing=${attachment.id}`)).status).toBe(404)
+        })
+      )
+
+      it.effect("src takes a member of a nested archive out of its root file, and answers 404 once the root no longer holds it", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const corpus = yield* Effect.promise(() => generateCorpus(path.join(server.workDir, "nested")))
+          const documents = yield* indexFiles(local, [corpus.zip])
+          const deep = documents.find((document) => document.extractionLevel === 2)!
+          const nestedZip = documents.find((document) => document.id === deep.parentDocument)!
+          const member = yield* request(`/api/${local}/documents/src/${deep.id}?routing=${deep.rootDocument}`)
+          expect(member.status).toBe(200)
+          expect(yield* bodyText(member)).toBe(`${phrases.nestedMember}\n`)
+          const archive = yield* request(`/api/${local}/documents/src/${nestedZip.id}?routing=${deep.rootDocument}`)
+          expect(archive.status).toBe(200)
+          expect(archive.headers.get("content-type")).toBe("application/zip")
+          expect(archive.headers.get("content-disposition")).toBe(`attachment;filename="${nestedZip.id.slice(0, 10)}.zip"`)
+          expect(Buffer.from(yield* Effect.promise(() => archive.arrayBuffer())).subarray(0, 2).toString("latin1")).toBe("PK")
+
+          yield* Effect.promise(() => writeFile(corpus.zip, "no longer an archive"))
+          const gone = yield* request(`/api/${local}/documents/src/${deep.id}?routing=${deep.rootDocument}`, { headers: { accept: "application/json" } })
+          expect(gone.status).toBe(404)
+          expect(yield* bodyJson(gone)).toEqual({ error: expect.stringContaining("no longer embedded") })
         })
       )
 

@@ -12,14 +12,17 @@ export class DocumentNotFound extends Schema.TaggedError<DocumentNotFound>()(
   }
 }
 
-/** The document's original file is no longer where it was indexed from. */
+/**
+ * The document's bytes cannot be had: its file is no longer where it was indexed from, or (embedded documents)
+ * no longer holds it.
+ */
 export class SourceMissing extends Schema.TaggedError<SourceMissing>()(
   "SourceMissing",
-  { path: Schema.String },
+  { path: Schema.String, reason: Schema.String },
   HttpApiSchema.annotations({ status: 404 })
 ) {
   override get message() {
-    return `the source file of this document is missing`
+    return `the source of this document is not available: ${this.reason}`
   }
 }
 

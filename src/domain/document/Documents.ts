@@ -2,6 +2,8 @@ import { stat } from "node:fs/promises"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { extensionFor } from "../../extract/ContentType.ts"
+import { Extractor } from "../../extract/Extractor.ts"
 import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
 import { maskAllows, occurrences, slice, sliceBounds } from "./Content.ts"
 import { DocumentForbidden, DocumentNotFound, InvalidContentRequest, SourceMissing, TranslationNotFound } from "./DocumentErrors.ts"
@@ -12,10 +14,10 @@ export interface Caller {
   readonly address: string
 }
 
-/** What `documents/src` serves: a file from disk, or the extracted text of an embedded document. */
+/** What `documents/src` serves: a file from disk, or the bytes of an embedded document taken out of its root file. */
 export type DocumentSource =
   | { readonly _tag: "File"; readonly path: string; readonly size: number; readonly contentType: string; readonly fileName: string }
-  | { readonly _tag: "Text"; readonly text: string; readonly fileName: string }
+  | { readonly _tag: "Bytes"; readonly bytes: Uint8Array; readonly contentType: string; readonly fileName: string }
 
 /** Blank, or `original` for searches, means the original text. */
 const isOriginal = (targetLanguage: string | undefined) =>
@@ -25,6 +27,7 @@ const isOriginal = (targetLanguage: string | undefined) =>
 export class Documents extends Effect.Service<Documents>()("quarry/Documents", {
   effect: Effect.gen(function* () {
     const index = yield* DocumentIndex
+    const extractor = yield* Extractor
     const sql = yield* SqlClient.SqlClient
 
     const requireGranted = (project: string, caller: Caller) =>
@@ -48,23 +51,33 @@ export class Documents extends Effect.Service<Documents>()("quarry/Documents", {
         )
       )
 
+    /** Bytes the client can be sent as they are; `unknown` is what Tika answers for undetected types. */
+    const servedType = (contentType: string) => (contentType === "unknown" ? "application/octet-stream" : contentType)
+
     /**
-     * The original file of a top-level document. An embedded document's bytes exist only inside its root file and
-     * the Extractor does not hand them out, so its extracted text is served instead, as text/plain.
+     * An embedded document's bytes exist only inside its root file, so the root file is extracted again up to it
+     * (ids do not depend on OCR, so none is run). The reference names it `<first 10 characters of id>.<extension>`.
      */
+    const embeddedSource = (project: string, document: IndexedDocument) =>
+      extractor.embedded(document.path, { project, ocr: false, maxContentLength: -1 }, document.id).pipe(
+        Effect.mapError((error) => new SourceMissing({ path: document.path, reason: error.message })),
+        Effect.map(({ bytes }): DocumentSource => {
+          const contentType = servedType(document.contentType)
+          return { _tag: "Bytes", bytes, contentType, fileName: `${document.id.slice(0, 10)}.${extensionFor(document.contentType)}` }
+        })
+      )
+
+    /** The original file of a top-level document, or the bytes of an embedded one. */
     const source = Effect.fn("Documents.source")(function* (project: string, id: string, routing: string | undefined, caller: Caller) {
       yield* requireGranted(project, caller)
       yield* requireAllowedAddress(project, caller)
       const document = yield* find(project, id, routing)
-      if (document.parentDocument !== null) {
-        return { _tag: "Text", text: document.content, fileName: `${document.id.slice(0, 10)}.txt` } satisfies DocumentSource
-      }
+      if (document.parentDocument !== null) return yield* embeddedSource(project, document)
       const info = yield* Effect.tryPromise(() => stat(document.path)).pipe(
         Effect.filterOrFail((info) => info.isFile()),
-        Effect.mapError(() => new SourceMissing({ path: document.path }))
+        Effect.mapError(() => new SourceMissing({ path: document.path, reason: "the file is missing" }))
       )
-      const contentType = document.contentType === "unknown" ? "application/octet-stream" : document.contentType
-      return { _tag: "File", path: document.path, size: info.size, contentType, fileName: path.basename(document.path) } satisfies DocumentSource
+      return { _tag: "File", path: document.path, size: info.size, contentType: servedType(document.contentType), fileName: path.basename(document.path) } satisfies DocumentSource
     })
 
     /** Reference-only: no translations are stored, so any target language other than the original is missing. */

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import { Effect } from "effect"
 import { ContentOccurrences, ContentSlice } from "../../domain/document/Content.ts"
 import { type Caller, Documents, type DocumentSource } from "../../domain/document/Documents.ts"
-import { HttpRequest, json, pathParam, queryParam, stream, text } from "../Http.ts"
+import { bytes, HttpRequest, json, noHeaders, pathParam, queryParam, stream } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { route } from "../Router.ts"
 
@@ -25,13 +25,13 @@ const contentDisposition = (fileName: string) => {
     : `attachment;filename="${ascii}";filename*=UTF-8''${encodeURIComponent(fileName)}`
 }
 
-const sourceResponse = (source: DocumentSource) =>
-  source._tag === "Text"
-    ? text(source.text, "text/plain;charset=UTF-8", 200, { "Content-Disposition": contentDisposition(source.fileName) })
-    : stream(fs.createReadStream(source.path), source.contentType, {
-        "Content-Disposition": contentDisposition(source.fileName),
-        "Content-Length": String(source.size)
-      })
+/** The bytes as an attachment, or (`inline=true`) without Content-Disposition so that browsers show them. */
+const sourceResponse = (source: DocumentSource, inline: boolean) => {
+  const disposition = inline ? noHeaders : { "Content-Disposition": contentDisposition(source.fileName) }
+  return source._tag === "Bytes"
+    ? bytes(source.bytes, source.contentType, disposition)
+    : stream(fs.createReadStream(source.path), source.contentType, { ...disposition, "Content-Length": String(source.size) })
+}
 
 const documentParams = Effect.all({ project: pathParam("project"), id: pathParam("id"), routing: queryParam("routing") })
 
@@ -43,15 +43,17 @@ export const documentRoutes = [
     "/api/:project/documents/src/:id",
     Effect.gen(function* () {
       const { project, id, routing } = yield* documentParams
-      return sourceResponse(yield* (yield* Documents).source(project, id, routing, yield* caller))
+      const inline = (yield* queryParam("inline")) === "true"
+      return sourceResponse(yield* (yield* Documents).source(project, id, routing, yield* caller), inline)
     }),
     {
       summary:
-        "The original file of a document, as an attachment with the document's content type; an embedded document " +
-        `(routing = its root's id) answers its extracted text as text/plain. ${accessNote}, or when the project's ` +
-        "allow_from_mask refuses the client address; 404 also when the file is gone",
+        "The original bytes of a document, as an attachment with the document's content type: a top-level file from " +
+        "disk (named as on disk), an embedded document (routing = its root's id) taken out of its root file again " +
+        `(named <first 10 characters of its id>.<extension>); inline=true leaves out Content-Disposition. ${accessNote}, ` +
+        "or when the project's allow_from_mask refuses the client address; 404 also when the file is gone",
       tag,
-      query: { routing: "id of the root document (embedded documents)" },
+      query: { routing: "id of the root document (embedded documents)", inline: "true to answer without Content-Disposition" },
       responseContentType: "application/octet-stream"
     }
   ),
