@@ -94,6 +94,13 @@ for (const database of databaseKinds) {
           expect(yield* finished(scan!)).toMatchObject({ state: "DONE", result: 1 })
           expect(yield* finished(indexing!)).toMatchObject({ state: "DONE", result: 1 })
           expect(yield* isIndexed("pdfs", path.join(dir, files.pdf))).toBe(true)
+
+          // filter=true queues only files not indexed yet, here through a queue of its own name.
+          const again = { ...options, includePattern: "*.{pdf,html}", filter: true, queueName: "pdfs:again" }
+          const [filtered, indexedAgain] = yield* postJson(`/api/task/batchUpdate/index${dir}`, again)
+          expect(yield* finished(filtered!)).toMatchObject({ state: "DONE", result: 1 })
+          expect(yield* finished(indexedAgain!)).toMatchObject({ state: "DONE", result: 1 })
+          expect(yield* isIndexed("pdfs", path.join(dir, files.html))).toBe(true)
         })
       )
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { defaultQueueName } from "./IngestOptions.ts"
 
 export interface QueuedFile {
   readonly id: string
@@ -12,8 +13,14 @@ export interface Claimant {
   readonly attempt: number
 }
 
-/** The kind name of scan tasks, whose payload names the project they fill. */
+/** The kind name of scan tasks, whose payload names the project (and queue) they fill. */
 export const scanKind = "scan"
+
+/** One queue: its name within a project (the reference's `queueName`, `extract:queue` by default). */
+export interface QueueKey {
+  readonly project: string
+  readonly queueName: string
+}
 
 /**
  * The durable document queue (migration 0004): scans add paths, index tasks claim and remove them. A claim
@@ -23,22 +30,31 @@ export class DocumentQueue extends Effect.Service<DocumentQueue>()("quarry/Docum
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** Queues paths in one statement; answers how many were not queued already. */
-    const add = Effect.fn("DocumentQueue.add")(function* (project: string, paths: ReadonlyArray<string>) {
+    /**
+     * Queues paths in one statement; answers how many it accepted (a path queued already counts, queueing is
+     * idempotent). With `skipIndexed` (the `filter` option), paths the project's index already holds are left out.
+     */
+    const add = Effect.fn("DocumentQueue.add")(function* (key: QueueKey, paths: ReadonlyArray<string>, skipIndexed = false) {
       if (paths.length === 0) return 0
-      const rows = yield* sql<{ id: string }>`INSERT INTO document_queue (project, path)
-        SELECT ${project}, value FROM jsonb_array_elements_text(${JSON.stringify(paths)}::jsonb)
-        ON CONFLICT (project, path) DO NOTHING
-        RETURNING id`
-      return rows.length
+      const notIndexed = skipIndexed
+        ? sql`WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.project = ${key.project} AND d.path = value)`
+        : sql``
+      const rows = yield* sql<{ accepted: number }>`WITH accepted AS (
+          SELECT value AS path FROM jsonb_array_elements_text(${JSON.stringify(paths)}::jsonb) ${notIndexed}
+        ), queued AS (
+          INSERT INTO document_queue (project, queue_name, path) SELECT ${key.project}, ${key.queueName}, path FROM accepted
+          ON CONFLICT (project, queue_name, path) DO NOTHING
+        )
+        SELECT count(*)::int AS accepted FROM accepted`
+      return rows[0]?.accepted ?? 0
     })
 
     /** Takes up to `limit` of the oldest unclaimed (or stale) files of a project; rows another claim locks are skipped. */
-    const claim = Effect.fn("DocumentQueue.claim")(function* (project: string, claimant: Claimant, limit: number) {
+    const claim = Effect.fn("DocumentQueue.claim")(function* (key: QueueKey, claimant: Claimant, limit: number) {
       return yield* sql<QueuedFile>`UPDATE document_queue SET claimed_by = ${claimant.taskId}, claim_attempt = ${claimant.attempt}
         WHERE id IN (
           SELECT q.id FROM document_queue q
-          WHERE q.project = ${project} AND (q.claimed_by IS NULL OR NOT EXISTS (
+          WHERE q.project = ${key.project} AND q.queue_name = ${key.queueName} AND (q.claimed_by IS NULL OR NOT EXISTS (
             SELECT 1 FROM tasks t WHERE t.id = q.claimed_by AND t.state = 'RUNNING' AND t.attempts = q.claim_attempt))
           ORDER BY q.id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING id::text AS id, path`
@@ -50,15 +66,17 @@ export class DocumentQueue extends Effect.Service<DocumentQueue>()("quarry/Docum
       yield* sql`DELETE FROM document_queue WHERE id IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`
     })
 
-    const remaining = Effect.fn("DocumentQueue.remaining")(function* (project: string) {
-      const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM document_queue WHERE project = ${project}`
+    const remaining = Effect.fn("DocumentQueue.remaining")(function* (key: QueueKey) {
+      const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM document_queue
+        WHERE project = ${key.project} AND queue_name = ${key.queueName}`
       return rows[0]?.count ?? 0
     })
 
-    /** Whether a scan task for the project is queued or running: until none is, an empty queue may still fill. */
-    const scanning = Effect.fn("DocumentQueue.scanning")(function* (project: string) {
+    /** Whether a scan task filling the queue is queued or running: until none is, an empty queue may still fill. */
+    const scanning = Effect.fn("DocumentQueue.scanning")(function* (key: QueueKey) {
       const rows = yield* sql<{ active: boolean }>`SELECT EXISTS (
-          SELECT 1 FROM tasks WHERE kind = ${scanKind} AND state IN ('QUEUED', 'RUNNING') AND payload->>'project' = ${project}
+          SELECT 1 FROM tasks WHERE kind = ${scanKind} AND state IN ('QUEUED', 'RUNNING') AND payload->>'project' = ${key.project}
+            AND COALESCE(payload->>'queueName', ${defaultQueueName}) = ${key.queueName}
         ) AS active`
       return rows[0]?.active === true
     })

@@ -24,17 +24,26 @@ export const ScanOptions = Schema.Struct({
 })
 export type ScanOptions = typeof ScanOptions.Type
 
+/** The reference's queue name; tasks queued before queues were named use it too. */
+export const defaultQueueName = "extract:queue"
+
 export const ScanPayload = Schema.Struct({
   /** Absolute path of the directory to walk. */
   directory: Schema.String,
   /** The project whose queue receives the files. */
   project: Schema.String,
+  /** The queue (of that project) the files go to; `defaultQueueName` when absent. */
+  queueName: Schema.optional(Schema.String),
+  /** The `filter` option: files whose path is already in the project's index are not queued. */
+  skipIndexed: Schema.optional(Schema.Boolean),
   options: ScanOptions
 })
 export type ScanPayload = typeof ScanPayload.Type
 
 export const IndexPayload = Schema.Struct({
   project: Schema.String,
+  /** The queue (of that project) drained; `defaultQueueName` when absent. */
+  queueName: Schema.optional(Schema.String),
   /** Files extracted at once. */
   parallelism: Schema.Int.pipe(Schema.between(1, 1024)),
   ocr: Schema.Boolean,
@@ -43,6 +52,9 @@ export const IndexPayload = Schema.Struct({
   maxContentLength: Schema.Int
 })
 export type IndexPayload = typeof IndexPayload.Type
+
+/** The queue a scan fills or an index drains. */
+export const queueOf = (payload: { readonly queueName?: string | undefined }) => payload.queueName ?? defaultQueueName
 
 /** Request options as the reference reads them: every value coerced to a string (`{"ocr": false}` = "false"). */
 export const optionTexts = (options: Readonly<Record<string, unknown>>): Record<string, string> =>
@@ -89,6 +101,8 @@ export const scanPayloadOf = Effect.fn("IngestOptions.scanPayload")(function* (
   return ScanPayload.make({
     directory,
     project,
+    queueName: text(options, "queueName") ?? defaultQueueName,
+    skipIndexed: yield* boolean(options, "filter", false),
     options: {
       includeHiddenFiles: yield* boolean(options, "includeHiddenFiles", false),
       includeOSFiles: yield* boolean(options, "includeOSFiles", false),
@@ -111,6 +125,7 @@ export const indexPayloadOf = Effect.fn("IngestOptions.indexPayload")(function* 
   const language = text(options, "language")
   return IndexPayload.make({
     project: projectOf(options, defaults.project),
+    queueName: text(options, "queueName") ?? defaultQueueName,
     parallelism: Math.min(1024, (yield* integer(options, "parallelism", 1)) ?? defaults.parallelism),
     ocr: yield* boolean(options, "ocr", true),
     maxContentLength: (yield* integer(options, "maxContentLength", -1)) ?? -1,

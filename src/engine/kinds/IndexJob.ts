@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Ref, Schema } from "effect"
 import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
-import { IndexPayload } from "../../domain/ingest/IngestOptions.ts"
+import { IndexPayload, queueOf } from "../../domain/ingest/IngestOptions.ts"
 import { Extractor } from "../../extract/Extractor.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { indexedDocuments } from "../../search/indexedDocuments.ts"
@@ -36,6 +36,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const index = yield* DocumentIndex
     const extractor = yield* Extractor
     const claimant = { taskId: context.taskId, attempt: context.attempt }
+    const queueKey = { project: payload.project, queueName: queueOf(payload) }
     const extractOptions = { project: payload.project, ocr: payload.ocr, maxContentLength: payload.maxContentLength, language: payload.language }
     const done = yield* Ref.make(Option.getOrElse(context.checkpoint.saved, () => 0))
     // Checkpoints are saved in order, so that the last one committed is the largest.
@@ -61,18 +62,18 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
           })
         )
         const taken = yield* Ref.get(done)
-        yield* context.reportProgress(taken / (taken + (yield* queue.remaining(payload.project))))
+        yield* context.reportProgress(taken / (taken + (yield* queue.remaining(queueKey))))
       })
 
     const worker = Effect.gen(function* () {
       let scansOver = false
       for (;;) {
-        const files = yield* queue.claim(payload.project, claimant, claimSize)
+        const files = yield* queue.claim(queueKey, claimant, claimSize)
         if (files.length > 0) yield* indexBatch(files)
         else if (scansOver) return
         else {
           // Files queued before the last scan ended are committed by then: one more claim finds them.
-          scansOver = !(yield* queue.scanning(payload.project))
+          scansOver = !(yield* queue.scanning(queueKey))
           if (!scansOver) yield* Effect.sleep(scanPollInterval)
         }
       }

@@ -65,8 +65,9 @@ const scanThenIndex = (directory: string) =>
 const dataDirPath = Effect.flatMap(Effect.all([Settings, pathParam("filePath")]), ([settings, filePath]) => directoryInDataDir(settings.dataDir, filePath))
 
 const views = Schema.Array(LegacyTaskView)
-const options = "options: `defaultProject`, `parallelism`, `ocr`, `language`, `maxContentLength` (index); `includeHiddenFiles`, " +
-  "`includeOSFiles`, `includePattern`, `excludePattern`, `followSymlinks`, `maxDepth` (scan); they override the server settings"
+const options = "options: `defaultProject`, `queueName`, `parallelism`, `ocr`, `language`, `maxContentLength` (index); `queueName`, " +
+  "`includeHiddenFiles`, `includeOSFiles`, `includePattern`, `excludePattern`, `followSymlinks`, `maxDepth`, `filter` (true: skip " +
+  "files already in the index) (scan); they override the server settings"
 
 export const indexTaskRoutes = [
   route(

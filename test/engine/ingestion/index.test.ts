@@ -162,6 +162,36 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.scoped("named queues are filled and drained apart; the filter option queues only files not indexed yet", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          const dir = yield* tempDir
+          const write = (name: string, text: string) => Effect.promise(() => fs.writeFile(path.join(dir, name), text))
+          yield* write("first.txt", "first file\n")
+          yield* write("second.txt", "second file\n")
+          const engine = yield* Effect.provide(Engine, yield* startIngestionEngine())
+          const project = newProject()
+          const scanInto = (queueName: string, skipIndexed = false) =>
+            engine.submit(ScanJob, { directory: dir, project, queueName, skipIndexed, options: defaultScanOptions }, { userId: "local" }).pipe(
+              Effect.flatMap((task) => finished(task.id))
+            )
+          expect((yield* scanInto("other:queue")).result).toBe(2)
+          // An index of the default queue finds nothing to do: the files wait in the other queue.
+          expect(yield* indexAll(engine, project)).toMatchObject({ state: "DONE", result: 0 })
+          expect(yield* remaining(project)).toBe(2)
+          const other = yield* engine.submit(IndexJob, { ...indexPayload(project), queueName: "other:queue" }, { userId: "local" })
+          expect(yield* finished(other.id)).toMatchObject({ state: "DONE", result: 2 })
+          expect(yield* remaining(project)).toBe(0)
+
+          yield* write("third.txt", "third file\n")
+          expect((yield* scanInto("extract:queue", true)).result).toBe(1)
+          expect(yield* queuedPaths(project)).toEqual([path.join(dir, "third.txt")])
+          // Without the filter every file is queued again; the one still queued counts once.
+          expect((yield* scanInto("extract:queue", false)).result).toBe(3)
+          expect(yield* remaining(project)).toBe(3)
+        })
+      )
+
       it.scoped("skips a file removed after the scan and counts it as taken", () =>
         Effect.gen(function* () {
           yield* clearTasks
