@@ -5,6 +5,14 @@ import { Settings, type SettingsShape } from "./config/Settings.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
 import { Documents } from "./domain/document/Documents.ts"
+import { DocumentMarks } from "./domain/document/DocumentMarks.ts"
+import { DocumentMarksRepo } from "./domain/document/DocumentMarksRepo.ts"
+import { HistoryRepo } from "./domain/history/HistoryRepo.ts"
+import { UserHistory } from "./domain/history/UserHistory.ts"
+import { NoteRepo } from "./domain/note/NoteRepo.ts"
+import { Notes } from "./domain/note/Notes.ts"
+import { ProjectRepo } from "./domain/project/ProjectRepo.ts"
+import { Projects } from "./domain/project/Projects.ts"
 import { Health } from "./domain/status/Health.ts"
 import { ingestionKindsLayer } from "./engine/kinds/index.ts"
 import { engineLayer } from "./engine/Layer.ts"
@@ -39,9 +47,16 @@ const authenticatorLayer = (settings: SettingsShape) => {
  */
 const documentsLayer = Documents.Default.pipe(Layer.provideMerge(Layer.merge(PostgresDocumentIndex, Extractor.Default)))
 
+/** Projects, and what users attach to documents and projects: stars, tags, recommendations, notes, history. */
+const organisationLayer = Layer.mergeAll(
+  DocumentMarks.Default.pipe(Layer.provide(DocumentMarksRepo.Default)),
+  Notes.Default.pipe(Layer.provide(NoteRepo.Default)),
+  UserHistory.Default.pipe(Layer.provide(HistoryRepo.Default))
+).pipe(Layer.provideMerge(Projects.Default.pipe(Layer.provide(ProjectRepo.Default))), Layer.provide(documentsLayer))
+
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, organisationLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.

@@ -1,14 +1,18 @@
 import { apiKeyRoutes } from "./legacy/ApiKeyHttp.ts"
 import { authRoutes } from "./legacy/AuthHttp.ts"
 import { documentRoutes } from "./legacy/DocumentHttp.ts"
+import { documentMarksRoutes } from "./legacy/DocumentMarksHttp.ts"
 import { indexTaskRoutes } from "./legacy/IndexTaskHttp.ts"
 import { languagesRoutes } from "./legacy/LanguagesHttp.ts"
+import { noteRoutes } from "./legacy/NoteHttp.ts"
 import { openApiRoutes } from "./legacy/OpenApiHttp.ts"
+import { projectRoutes } from "./legacy/ProjectHttp.ts"
 import { rootRoutes } from "./legacy/RootHttp.ts"
 import { settingsRoutes } from "./legacy/SettingsHttp.ts"
 import { statusRoutes } from "./legacy/StatusHttp.ts"
 import { taskRoutes } from "./legacy/TaskHttp.ts"
 import { treeRoutes } from "./legacy/TreeHttp.ts"
+import { userRoutes } from "./legacy/UserHttp.ts"
 import type { DocumentedRoute } from "./OpenApi.ts"
 import type { Route } from "./Router.ts"
 
@@ -16,7 +20,7 @@ import type { Route } from "./Router.ts"
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()

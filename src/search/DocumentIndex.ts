@@ -42,6 +42,23 @@ export interface DocumentIndexShape {
   ) => Effect.Effect<Option.Option<IndexedDocument>, SqlError.SqlError>
   /** Number of Document records (not Duplicates) of the project. */
   readonly count: (project: string) => Effect.Effect<number, SqlError.SqlError>
+  /**
+   * Adds labels to the `tags` of documents (each label once); returns the ids found in the index. Concurrent
+   * calls on the same documents keep every label.
+   */
+  readonly addTags: (
+    project: string,
+    ids: ReadonlyArray<string>,
+    tags: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+  /** Removes labels from the `tags` of documents; returns the ids found in the index. */
+  readonly removeTags: (
+    project: string,
+    ids: ReadonlyArray<string>,
+    tags: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+  /** Removes the project's index: its documents, Duplicates and the index itself. */
+  readonly deleteIndex: (project: string) => Effect.Effect<void, SqlError.SqlError>
 }
 
 export class DocumentIndex extends Context.Tag("quarry/DocumentIndex")<DocumentIndex, DocumentIndexShape>() {}

@@ -171,6 +171,53 @@ export const PostgresDocumentIndex = Layer.effect(
       return rows[0]?.count ?? 0
     })
 
-    return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count })
+    /**
+     * Locks the documents' rows in id order first, so that concurrent tag writes on overlapping documents queue
+     * up instead of deadlocking; each UPDATE then reads the labels the previous writer committed.
+     */
+    const lockDocuments = (project: string, ids: ReadonlyArray<string>) =>
+      sql<{ id: string }>`
+        SELECT id FROM documents WHERE project = ${project} AND id = ANY(${ids}::text[]) ORDER BY id FOR UPDATE`.pipe(
+        Effect.map((rows) => rows.map((row) => row.id))
+      )
+
+    const addTags = Effect.fn("DocumentIndex.addTags")(function* (project: string, ids: ReadonlyArray<string>, tags: ReadonlyArray<string>) {
+      const labels = [...new Set(tags)]
+      return yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* lockDocuments(project, ids)
+          yield* sql`
+            UPDATE documents SET tags = tags || ARRAY(SELECT label FROM unnest(${labels}::text[]) AS label WHERE NOT label = ANY(tags))
+            WHERE project = ${project} AND id = ANY(${found}::text[])`
+          return found
+        })
+      )
+    })
+
+    const removeTags = Effect.fn("DocumentIndex.removeTags")(function* (project: string, ids: ReadonlyArray<string>, tags: ReadonlyArray<string>) {
+      return yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* lockDocuments(project, ids)
+          yield* sql`
+            UPDATE documents SET tags = ARRAY(
+              SELECT label FROM unnest(tags) WITH ORDINALITY AS kept(label, position)
+              WHERE NOT label = ANY(${tags}::text[]) ORDER BY position)
+            WHERE project = ${project} AND id = ANY(${found}::text[])`
+          return found
+        })
+      )
+    })
+
+    const deleteIndex = Effect.fn("DocumentIndex.deleteIndex")(function* (project: string) {
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`DELETE FROM duplicates WHERE project = ${project}`
+          yield* sql`DELETE FROM documents WHERE project = ${project}`
+          yield* sql`DELETE FROM document_indices WHERE project = ${project}`
+        })
+      )
+    })
+
+    return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, deleteIndex })
   })
 )

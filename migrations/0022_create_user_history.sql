@@ -1,0 +1,19 @@
+-- A user's visited documents and searches; one event per (user, uri), refreshed when visited again.
+CREATE TABLE user_history (
+  id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  user_id varchar(96) NOT NULL,
+  type varchar(16) NOT NULL CHECK (type IN ('DOCUMENT', 'SEARCH')),
+  name text,
+  uri text NOT NULL,
+  creation_date timestamptz NOT NULL DEFAULT now(),
+  modification_date timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (user_id, uri)
+);
+CREATE INDEX user_history_user_type ON user_history (user_id, type);
+
+CREATE TABLE user_history_projects (
+  history_id integer NOT NULL REFERENCES user_history (id) ON DELETE CASCADE,
+  project varchar(255) NOT NULL,
+  PRIMARY KEY (history_id, project)
+);
+CREATE INDEX user_history_projects_project ON user_history_projects (project);
