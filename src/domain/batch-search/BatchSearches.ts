@@ -1,0 +1,169 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { Engine } from "../../engine/Engine.ts"
+import { BatchSearchJob } from "../../engine/kinds/BatchSearchJob.ts"
+import { projectFromName, toLegacyProject } from "../project/Project.ts"
+import { ProjectRepo } from "../project/ProjectRepo.ts"
+import {
+  batchSearchDetails,
+  batchSearchRecord,
+  type BatchSearchFilter,
+  type BatchSearchRow,
+  type NewBatchSearch,
+  queryColumns,
+  resultRecord,
+  type ResultsFilter
+} from "./BatchSearch.ts"
+import { maxQueries, parseQueries, resultsCsvHeader, resultsCsvLine } from "./BatchSearchCsv.ts"
+import { BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries, UnknownQueryColumn } from "./BatchSearchErrors.ts"
+import { BatchSearchRepo, type Viewer } from "./BatchSearchRepo.ts"
+
+/** A creation request: the multipart form of POST /api/batch/search/:projects, read. */
+export interface CreationForm {
+  readonly name: string | undefined
+  readonly description: string | undefined
+  readonly csv: string | undefined
+  readonly published: boolean
+  readonly phraseMatches: boolean
+  readonly fuzziness: number
+  readonly fileTypes: ReadonlyArray<string>
+  readonly paths: ReadonlyArray<string>
+  readonly tags: ReadonlyArray<string>
+}
+
+/** The query listing's parameters (GET /api/batch/search/:id/queries). */
+export interface QueriesRequest {
+  readonly from: number
+  readonly size: number
+  readonly search: string | undefined
+  readonly orderBy: string
+  readonly maxResults: number
+}
+
+/** Batch searches: creation from a CSV, copies, listings with the reference's visibility rule, results, deletion. */
+export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/BatchSearches", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* BatchSearchRepo
+    const projectRepo = yield* ProjectRepo
+    const engine = yield* Engine
+
+    /** Project objects of a batch search, from their rows or (no row) from their names, sorted by name. */
+    const projectsOf = (ids: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const rows = new Map((yield* projectRepo.listIn(ids)).map((row) => [row.id, toLegacyProject(row)] as const))
+        const now = new Date(yield* Clock.currentTimeMillis)
+        return [...ids].sort().map((id) => rows.get(id) ?? projectFromName(id, now))
+      })
+
+    const record = (row: BatchSearchRow) => Effect.map(projectsOf(row.projects), (projects) => batchSearchRecord(row, projects))
+
+    /** Stores the batch search and queues its run in one transaction: no batch search is left without its task. */
+    const save = (search: NewBatchSearch) =>
+      sql.withTransaction(
+        Effect.gen(function* () {
+          const uuid = randomUUID()
+          yield* repo.insert(uuid, search)
+          yield* engine.submit(BatchSearchJob, { uuid }, { userId: search.userId, id: uuid })
+          return uuid
+        })
+      )
+
+    const create = Effect.fn("BatchSearches.create")(function* (projects: ReadonlyArray<string>, form: CreationForm, userId: string) {
+      if (form.name === undefined || form.name.trim() === "") return yield* new InvalidBatchSearch({ reason: "name is required" })
+      if (form.csv === undefined) return yield* new InvalidBatchSearch({ reason: "csvFile is required" })
+      if (projects.length === 0) return yield* new InvalidBatchSearch({ reason: "at least one project is required" })
+      const queries = parseQueries(form.csv, form.phraseMatches)
+      if (queries.length >= maxQueries) return yield* new TooManyQueries({ count: queries.length, limit: maxQueries })
+      if (queries.length === 0) return yield* new InvalidBatchSearch({ reason: "the CSV file holds no query of two characters or more" })
+      return yield* save({ ...form, name: form.name, description: form.description ?? "", userId, projects, queries })
+    })
+
+    /** A new run of another batch search, for the caller, with its queries and options (name and description may change). */
+    const copy = Effect.fn("BatchSearches.copy")(function* (
+      uuid: string,
+      changes: { readonly name?: string | undefined; readonly description?: string | undefined },
+      viewer: Viewer
+    ) {
+      const source = yield* visible(uuid, viewer)
+      const queries = (yield* repo.queries(uuid, { from: 0, size: 0, orderBy: "query_number", maxResults: -1 })).map((row) => row.query)
+      return yield* save({
+        name: changes.name ?? source.name,
+        description: changes.description ?? source.description,
+        userId: viewer.userId,
+        published: source.published,
+        phraseMatches: source.phraseMatches,
+        fuzziness: source.fuzziness,
+        fileTypes: source.fileTypes,
+        paths: source.paths,
+        tags: source.tags,
+        projects: source.projects,
+        queries
+      })
+    })
+
+    /** A batch search its owner, or anyone once published, may read; 404 otherwise, as if it did not exist. */
+    const visible = (uuid: string, viewer: Viewer) =>
+      repo.find(uuid).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(new BatchSearchNotFound({ uuid })), onSome: Effect.succeed })),
+        Effect.filterOrFail((row) => row.userId === viewer.userId || row.published, () => new BatchSearchNotFound({ uuid }))
+      )
+
+    const list = Effect.fn("BatchSearches.list")(function* (viewer: Viewer) {
+      return yield* Effect.forEach(yield* repo.listVisible(viewer), record)
+    })
+
+    /** The filtered page; a `project` filter narrows the projects a batch search may be on. */
+    const filter = Effect.fn("BatchSearches.filter")(function* (viewer: Viewer, request: BatchSearchFilter) {
+      const narrowed = (request.project ?? []).length > 0 ? viewer.projects.filter((id) => request.project?.includes(id)) : viewer.projects
+      const page = yield* repo.filter({ ...viewer, projects: narrowed }, request)
+      return { items: yield* Effect.forEach(page.items, record), total: page.total }
+    })
+
+    const get = Effect.fn("BatchSearches.get")(function* (uuid: string, withQueries: boolean, viewer: Viewer) {
+      const row = yield* visible(uuid, viewer)
+      const queries = withQueries ? yield* repo.queries(uuid, { from: 0, size: 0, orderBy: "query_number", maxResults: -1 }) : []
+      return batchSearchDetails(row, yield* projectsOf(row.projects), Object.fromEntries(queries.map((q) => [q.query, q.queryResults])))
+    })
+
+    /** Queries with their result counts; an unknown batch search has none. */
+    const queries = Effect.fn("BatchSearches.queries")(function* (uuid: string, request: QueriesRequest, viewer: Viewer) {
+      if (!(queryColumns as ReadonlyArray<string>).includes(request.orderBy)) return yield* new UnknownQueryColumn({ column: request.orderBy })
+      const known = yield* Effect.option(visible(uuid, viewer))
+      return Option.isNone(known) ? [] : yield* repo.queries(uuid, request)
+    })
+
+    /** Results of a batch search its owner or (published) anyone may see; an unknown one has none. */
+    const readableResults = (uuid: string, viewer: Viewer) =>
+      Effect.flatMap(repo.find(uuid), (found) =>
+        Option.isSome(found) && found.value.userId !== viewer.userId && !found.value.published
+          ? Effect.fail(new BatchSearchNotShared({ uuid }))
+          : Effect.succeed(found)
+      )
+
+    const results = Effect.fn("BatchSearches.results")(function* (uuid: string, request: ResultsFilter, viewer: Viewer) {
+      const found = yield* readableResults(uuid, viewer)
+      return Option.isNone(found) ? [] : (yield* repo.results(uuid, request)).map(resultRecord)
+    })
+
+    /** The results CSV; `host` starts each document's link. */
+    const resultsCsv = Effect.fn("BatchSearches.resultsCsv")(function* (uuid: string, host: string, viewer: Viewer) {
+      const found = yield* readableResults(uuid, viewer)
+      if (Option.isNone(found)) return yield* new BatchSearchNotFound({ uuid })
+      const rows = yield* repo.results(uuid, {})
+      return resultsCsvHeader + rows.map((row) => resultsCsvLine(row, host, found.value.projects)).join("")
+    })
+
+    const publish = Effect.fn("BatchSearches.publish")(function* (uuid: string, published: boolean, userId: string) {
+      if (!(yield* repo.setPublished(uuid, userId, published))) return yield* new BatchSearchNotFound({ uuid })
+    })
+
+    /** Deletes the caller's batch search (or all of them), never a running one; deleting what is gone is no error. */
+    const remove = Effect.fn("BatchSearches.remove")(function* (userId: string, uuid?: string) {
+      return (yield* repo.remove(userId, uuid)).length
+    })
+
+    return { create, copy, list, filter, get, queries, results, resultsCsv, publish, remove }
+  })
+}) {}
