@@ -1,0 +1,170 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { type BackendRequest, type BackendResponse, SearchBackend } from "../SearchBackend.ts"
+import { errorBody, illegalArgument, indexNotFound, parsingError, SearchRequestError, unsupported } from "./dsl/Errors.ts"
+import { type Field, resolveField } from "./dsl/Fields.ts"
+import { parseCountRequest, parseSearchRequest, sourceFilterOfUrl } from "./dsl/ParseRequest.ts"
+import { type RecordRow, recordColumns, routingOf, sourceOf } from "./dsl/Records.ts"
+import { runCount, runSearch } from "./dsl/Search.ts"
+import { filterSource } from "./dsl/Source.ts"
+
+/**
+ * The search backend of the embedded engine: the proxy's ES paths answered from the document tables
+ * (search-dsl.md §5.1). Every refusal is an ES-shaped error answer; a database failure is logged and answered 500
+ * without its details.
+ */
+
+const ok = (body: unknown, status = 200): BackendResponse => ({ status, body })
+
+const mappingType = (field: Field) => {
+  switch (field.kind) {
+    case "keyword":
+    case "routing":
+      return "keyword"
+    case "number":
+      return field.integer ? "integer" : "long"
+    case "date":
+      return "date"
+    case "boolean":
+      return "boolean"
+    case "text":
+    case "tree":
+      return "text"
+    case "unknown":
+      return undefined
+  }
+}
+
+/** The body of a request: the parsed body, or for a GET the `source` parameter the proxy moved it into. */
+const bodyOf = (request: BackendRequest) =>
+  Effect.gen(function* () {
+    if (request.body !== undefined) return request.body
+    const source = request.query.get("source")
+    if (source === null) return undefined
+    return yield* Effect.try({ try: (): unknown => JSON.parse(source), catch: () => parsingError("the source parameter is not valid JSON") })
+  })
+
+export const PostgresSearchBackend = Layer.effect(
+  SearchBackend,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The indices of a comma-separated list; the first unknown one is a 404. */
+    const existingIndices = (list: string) =>
+      Effect.gen(function* () {
+        const names = [...new Set(list.split(",").map((name) => name.trim()))]
+        if (names.some((name) => name === "" || name.includes("*"))) return yield* unsupported(`index pattern ${list}`)
+        const rows = yield* sql<{ project: string }>`SELECT project FROM document_indices WHERE project IN ${sql.in(names)}`
+        const found = new Set(rows.map((row) => row.project))
+        const missing = names.find((name) => !found.has(name))
+        if (missing !== undefined) return yield* indexNotFound(missing)
+        return names
+      })
+
+    const search = (indices: ReadonlyArray<string>, request: BackendRequest) =>
+      Effect.flatMap(bodyOf(request), (body) => Effect.flatMap(parseSearchRequest(body, request.query), (parsed) => runSearch(sql, indices, parsed)))
+
+    const asyncSearch = (indices: ReadonlyArray<string>, request: BackendRequest) =>
+      Effect.map(search(indices, request), (response) => {
+        const now = Date.now()
+        return {
+          is_partial: false,
+          is_running: false,
+          start_time_in_millis: now,
+          expiration_time_in_millis: now + 5 * 24 * 3_600_000,
+          completion_time_in_millis: now,
+          response
+        }
+      })
+
+    const count = (indices: ReadonlyArray<string>, request: BackendRequest) =>
+      Effect.flatMap(bodyOf(request), (body) => Effect.flatMap(parseCountRequest(body, request.query), (query) => runCount(sql, indices, query)))
+
+    const record = (index: string, id: string) =>
+      Effect.map(
+        sql<RecordRow>`SELECT ${recordColumns(sql, "r", true)} FROM search_records r WHERE r.project = ${index} AND r.id = ${id} ORDER BY r.path LIMIT 1`,
+        (rows) => rows[0]
+      )
+
+    const getDocument = (index: string, id: string, query: URLSearchParams) =>
+      Effect.gen(function* () {
+        const row = yield* record(index, id)
+        if (row === undefined) return ok({ _index: index, _id: id, found: false }, 404)
+        const filter = sourceFilterOfUrl(query)
+        return ok({
+          _index: index,
+          _id: id,
+          _version: 1,
+          _seq_no: 0,
+          _primary_term: 1,
+          ...routingOf(row),
+          found: true,
+          ...(filter === false ? {} : { _source: filterSource(sourceOf(row), filter) })
+        })
+      })
+
+    const getSource = (index: string, id: string, query: URLSearchParams) =>
+      Effect.gen(function* () {
+        const row = yield* record(index, id)
+        if (row === undefined) {
+          return yield* new SearchRequestError({ esType: "resource_not_found_exception", reason: `Document not found [${index}]/[${id}]`, status: 404 })
+        }
+        const filter = sourceFilterOfUrl(query)
+        return ok(filter === false ? {} : filterSource(sourceOf(row), filter))
+      })
+
+    const fieldMapping = (indices: ReadonlyArray<string>, fields: string) =>
+      Object.fromEntries(
+        indices.map((index) => {
+          const mappings = Object.fromEntries(
+            fields.split(",").flatMap((name) => {
+              const type = mappingType(resolveField(sql, name, "r"))
+              const leaf = name.split(".").pop() ?? name
+              return type === undefined ? [] : [[name, { full_name: name, mapping: { [leaf]: { type } } }] as const]
+            })
+          )
+          return [index, { mappings }]
+        })
+      )
+
+    const route = (request: BackendRequest): Effect.Effect<BackendResponse, SearchRequestError | SqlError.SqlError> =>
+      Effect.gen(function* () {
+        const segments = request.path.replace(/^\/+|\/+$/g, "").split("/")
+        const [first = "", second, third, fourth] = segments
+        if (first === "_search" && second === "scroll") return yield* unsupported("scroll")
+        if (first === "_async_search") {
+          return yield* new SearchRequestError({ esType: "resource_not_found_exception", reason: `${second ?? ""}`, status: 404 })
+        }
+        if (first === "" || first.startsWith("_")) return yield* illegalArgument(`no handler found for uri [/${request.path}] and method [${request.method}]`)
+        const indices = yield* existingIndices(first)
+        if (request.method === "HEAD") return ok(undefined)
+        const isSearch = (second === "_search" && segments.length === 2) || ((second === "doc" || second === "_doc") && third === "_search" && segments.length === 3)
+        if (isSearch) return ok(yield* search(indices, request))
+        if (second === "_count" && segments.length === 2) return ok(yield* count(indices, request))
+        if (second === "_async_search" && segments.length === 2) return ok(yield* asyncSearch(indices, request))
+        if (request.method === "GET" && (second === "_doc" || second === "_source") && third !== undefined && segments.length === 3) {
+          if (indices.length !== 1) return yield* illegalArgument(`${second} needs one index, got [${first}]`)
+          return second === "_doc" ? yield* getDocument(indices[0]!, third, request.query) : yield* getSource(indices[0]!, third, request.query)
+        }
+        if (request.method === "GET" && second === "_mapping" && third === "field" && fourth !== undefined && segments.length === 4) {
+          return ok(fieldMapping(indices, fourth))
+        }
+        return yield* unsupported(`endpoint /${request.path} with ${request.method}`)
+      })
+
+    const handle = (request: BackendRequest) =>
+      route(request).pipe(
+        Effect.catchTags({
+          SearchRequestError: (error) => Effect.succeed(ok(errorBody(error), error.status)),
+          SqlError: (error) =>
+            Effect.as(
+              Effect.logError("search backend: database error", error),
+              ok(errorBody(new SearchRequestError({ esType: "search_phase_execution_exception", reason: "all shards failed", status: 500 })), 500)
+            )
+        }),
+        Effect.withSpan("SearchBackend.handle", { attributes: { path: request.path } })
+      )
+
+    return SearchBackend.of({ handle })
+  })
+)

@@ -1,0 +1,252 @@
+import type { Statement } from "@effect/sql"
+import { Effect } from "effect"
+import type { Scalar } from "./Ast.ts"
+import { illegalArgument, SearchRequestError } from "./Errors.ts"
+import type { Field } from "./Fields.ts"
+import { mapWildcardLiterals, parseDate, queryShardError, trailingStarPrefix, wildcardToLike } from "./Patterns.ts"
+import { anyOrAllQuery, isIndexableWord, phraseQuery, prefixQuery, words } from "./Text.ts"
+
+/** SQL conditions of the field-level queries, one function per query kind, dispatched on the field's type. */
+
+type Fragment = Statement.Fragment
+type Sql = Statement.Constructor
+
+export interface Compiled {
+  readonly where: Fragment
+  /** The relevance of a matching record; only read when results are ordered by score. */
+  readonly score: Fragment
+}
+
+export const falseCondition = (sql: Sql): Compiled => ({ where: sql.literal("false"), score: sql.literal("0") })
+const constant = (sql: Sql, where: Fragment): Compiled => ({ where, score: sql.literal("1") })
+
+/** The predicate holds for the field's value, or for one of its values on an array field. */
+const anyValue = (sql: Sql, column: Fragment, array: boolean, predicate: (value: Fragment) => Fragment) =>
+  array ? sql`EXISTS (SELECT 1 FROM unnest(${column}) AS v(x) WHERE ${predicate(sql.literal("v.x"))})` : predicate(column)
+
+const parseFailure = (reason: string) => new SearchRequestError({ esType: "parse_exception", reason, status: 400 })
+
+/** Values of a numeric field; a value with a decimal part never equals an integer field's value. */
+const numbers = (values: ReadonlyArray<Scalar>, integer: boolean) =>
+  Effect.forEach(values, (value) => {
+    const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN
+    if (!Number.isFinite(number)) return Effect.fail(queryShardError(`failed to create query: For input string: "${String(value)}"`))
+    return Effect.succeed(number)
+  }).pipe(Effect.map((list) => list.filter((number) => (integer ? Number.isSafeInteger(number) : Math.abs(number) < 1e300))))
+
+const dates = (values: ReadonlyArray<Scalar>) =>
+  Effect.forEach(values, (value) => {
+    const date = parseDate(value)
+    return date === undefined ? Effect.fail(parseFailure(`failed to parse date field [${String(value)}]`)) : Effect.succeed(date.toISOString())
+  })
+
+const booleans = (values: ReadonlyArray<Scalar>) =>
+  Effect.forEach(values, (value) => {
+    if (value === true || value === "true") return Effect.succeed(true)
+    if (value === false || value === "false" || value === "") return Effect.succeed(false)
+    return Effect.fail(illegalArgument(`Failed to parse value [${String(value)}] as only [true] or [false] are allowed.`))
+  })
+
+export const termsCondition = (sql: Sql, field: Field, values: ReadonlyArray<Scalar>, caseInsensitive: boolean): Effect.Effect<Compiled, SearchRequestError> =>
+  Effect.gen(function* () {
+    if (values.length === 0) return falseCondition(sql)
+    switch (field.kind) {
+      case "keyword": {
+        const lower = field.lowercase || caseInsensitive
+        const strings = values.map((value) => (lower ? String(value).toLowerCase() : String(value)))
+        const where = anyValue(sql, field.column, field.array, (column) => {
+          const value = lower ? sql`lower(${column})` : column
+          return strings.length === 1 ? sql`${value} = ${strings[0]!}` : sql`${value} IN ${sql.in(strings)}`
+        })
+        return constant(sql, field.ignoreAbove === undefined ? where : sql`(${where} AND length(${field.column}) <= ${field.ignoreAbove})`)
+      }
+      case "number": {
+        const list = yield* numbers(values, true)
+        if (list.length === 0) return falseCondition(sql)
+        return constant(sql, anyValue(sql, field.column, field.array, (column) => sql`${column} IN ${sql.in(list)}`))
+      }
+      case "date": {
+        const list = yield* dates(values)
+        return constant(sql, sql`${field.column} = ANY(${list}::timestamptz[])`)
+      }
+      case "boolean": {
+        const list = [...new Set(yield* booleans(values))]
+        return constant(sql, list.length === 2 ? sql`${field.column} IS NOT NULL` : sql`${field.column} = ${list[0]!}`)
+      }
+      case "tree":
+        return constant(sql, sql`${field.column} && ${values.map(String)}::text[]`)
+      case "routing":
+        return constant(sql, sql`(${field.routed} AND ${field.column} IN ${sql.in(values.map(String))})`)
+      case "text": {
+        // A term is not analysed: it matches when it is exactly one of the field's words.
+        const term = String(values.length === 1 ? values[0] : "")
+        const found = values.length === 1 && words(field.normalize(term)).join(" ") === term && isIndexableWord(term)
+        if (!found) return values.length === 1 ? falseCondition(sql) : yield* textMatch(sql, field, values.map(String).join(" "), "or")
+        return textQuery(sql, field, anyOrAllQuery([term], "or"))
+      }
+      case "unknown":
+        return falseCondition(sql)
+    }
+  })
+
+const textQuery = (sql: Sql, field: Extract<Field, { kind: "text" }>, tsquery: string): Compiled => ({
+  where: sql`${field.tsvector} @@ ${tsquery}::tsquery`,
+  score: sql`ts_rank(${field.tsvector}, ${tsquery}::tsquery)`
+})
+
+/** Analysed text on a text field: its words joined by `operator`. */
+export const textMatch = (sql: Sql, field: Extract<Field, { kind: "text" }>, text: string, operator: "and" | "or") => {
+  const terms = words(field.normalize(text))
+  const usable = terms.filter(isIndexableWord)
+  if (usable.length === 0 || (operator === "and" && usable.length < terms.length)) return Effect.succeed(falseCondition(sql))
+  return Effect.succeed(textQuery(sql, field, anyOrAllQuery(usable, operator)))
+}
+
+export const phraseMatch = (sql: Sql, field: Extract<Field, { kind: "text" }>, text: string, slop: number) => {
+  const terms = words(field.normalize(text))
+  if (terms.length === 0 || !terms.every(isIndexableWord)) return falseCondition(sql)
+  return textQuery(sql, field, terms.length === 1 ? anyOrAllQuery(terms, "or") : phraseQuery(terms, slop))
+}
+
+export interface Bounds {
+  readonly gt?: Scalar | undefined
+  readonly gte?: Scalar | undefined
+  readonly lt?: Scalar | undefined
+  readonly lte?: Scalar | undefined
+}
+
+const comparisons = [
+  ["gt", ">"],
+  ["gte", ">="],
+  ["lt", "<"],
+  ["lte", "<="]
+] as const
+
+export const rangeCondition = (sql: Sql, field: Field, bounds: Bounds): Effect.Effect<Compiled, SearchRequestError> =>
+  Effect.gen(function* () {
+    const given = comparisons.flatMap(([key, operator]) => (bounds[key] === undefined ? [] : [[bounds[key], sql.literal(operator)] as const]))
+    const combine = (column: Fragment, values: ReadonlyArray<Fragment>) =>
+      given.length === 0 ? sql`${column} IS NOT NULL` : sql`(${sql.and(given.map(([, operator], index) => sql`${column} ${operator} ${values[index]!}`))})`
+    switch (field.kind) {
+      case "number": {
+        const list = yield* numbers(given.map(([value]) => value), false)
+        if (list.length < given.length) return falseCondition(sql)
+        return constant(sql, anyValue(sql, field.column, field.array, (column) => combine(column, list.map((value) => sql`${value}::float8`))))
+      }
+      case "date": {
+        const list = yield* dates(given.map(([value]) => value))
+        return constant(sql, combine(field.column, list.map((iso) => sql`${iso}::timestamptz`)))
+      }
+      case "keyword":
+      case "tree":
+      case "routing": {
+        const column = field.kind === "routing" ? field.column : field.column
+        const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
+        const values = given.map(([value]) => sql`${String(value)}::text COLLATE "C"`)
+        return constant(sql, anyValue(sql, column, array, (value) => combine(sql`${value} COLLATE "C"`, values)))
+      }
+      case "text": {
+        const values = given.map(([value]) => sql`${field.normalize(String(value))}::text COLLATE "C"`)
+        return constant(sql, lexemeCondition(sql, field, (lexeme) => combine(sql`${lexeme} COLLATE "C"`, values)))
+      }
+      case "boolean": {
+        const list = yield* booleans(given.map(([value]) => value))
+        return constant(sql, combine(sql`${field.column}::int`, list.map((value) => sql`${value ? 1 : 0}`)))
+      }
+      case "unknown":
+        return falseCondition(sql)
+    }
+  })
+
+/** A condition on the words of a text field (wildcards, regular expressions, fuzzy terms, ranges). */
+const lexemeCondition = (sql: Sql, field: Extract<Field, { kind: "text" }>, predicate: (lexeme: Fragment) => Fragment) =>
+  sql`EXISTS (SELECT 1 FROM unnest(${field.tsvector}) AS w WHERE ${predicate(sql.literal("w.lexeme"))})`
+
+export const existsCondition = (sql: Sql, field: Field): Compiled => {
+  switch (field.kind) {
+    case "keyword":
+    case "number":
+      return constant(sql, field.array ? sql`cardinality(${field.column}) > 0` : sql`${field.column} IS NOT NULL`)
+    case "tree":
+      return constant(sql, sql`cardinality(${field.column}) > 0`)
+    case "date":
+    case "boolean":
+      return constant(sql, sql`${field.column} IS NOT NULL`)
+    case "text":
+      return constant(sql, sql`${field.source} IS NOT NULL`)
+    case "routing":
+      return constant(sql, field.routed)
+    case "unknown":
+      return falseCondition(sql)
+  }
+}
+
+const notOnNumbers = (kind: string, query: string) => Effect.fail(illegalArgument(`Can only use ${query} queries on keyword and text fields - not on a field of type [${kind}]`))
+
+export const wildcardCondition = (sql: Sql, field: Field, pattern: string, caseInsensitive: boolean): Effect.Effect<Compiled, SearchRequestError> => {
+  if (pattern === "*") return Effect.succeed(existsCondition(sql, field))
+  switch (field.kind) {
+    case "keyword":
+    case "tree":
+    case "routing": {
+      const lower = caseInsensitive || (field.kind === "keyword" && field.lowercase)
+      const like = wildcardToLike(lower ? pattern.toLowerCase() : pattern)
+      const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
+      return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (value) => (lower ? sql`lower(${value}) LIKE ${like}` : sql`${value} LIKE ${like}`))))
+    }
+    case "text": {
+      const normalized = mapWildcardLiterals(pattern, field.normalize)
+      const prefix = trailingStarPrefix(normalized)
+      if (prefix !== undefined && words(prefix).length === 1 && words(prefix)[0] === prefix && isIndexableWord(prefix)) {
+        return Effect.succeed(textQuery(sql, field, prefixQuery(prefix)))
+      }
+      const like = wildcardToLike(normalized)
+      return Effect.succeed(constant(sql, lexemeCondition(sql, field, (lexeme) => sql`${lexeme} LIKE ${like}`)))
+    }
+    case "unknown":
+      return Effect.succeed(falseCondition(sql))
+    default:
+      return notOnNumbers(field.kind, "wildcard")
+  }
+}
+
+export const regexpCondition = (sql: Sql, field: Field, pattern: string, caseInsensitive: boolean): Effect.Effect<Compiled, SearchRequestError> => {
+  const operator = sql.literal(caseInsensitive ? "~*" : "~")
+  switch (field.kind) {
+    case "keyword":
+    case "tree":
+    case "routing": {
+      const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
+      return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (value) => sql`${value} ${operator} ${pattern}`)))
+    }
+    case "text":
+      return Effect.succeed(constant(sql, lexemeCondition(sql, field, (lexeme) => sql`${lexeme} ${operator} ${pattern}`)))
+    case "unknown":
+      return Effect.succeed(falseCondition(sql))
+    default:
+      return notOnNumbers(field.kind, "regexp")
+  }
+}
+
+export const fuzzyCondition = (sql: Sql, field: Field, value: string, distance: number): Effect.Effect<Compiled, SearchRequestError> => {
+  if (distance === 0) return termsCondition(sql, field, [value], false)
+  const close = (candidate: Fragment, term: string) => sql`quarry_edit_distance(${candidate}, ${term}, ${distance}) <= ${distance}`
+  switch (field.kind) {
+    case "keyword":
+    case "tree":
+    case "routing": {
+      const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
+      const term = field.kind === "keyword" && field.lowercase ? value.toLowerCase() : value
+      return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (candidate) => close(candidate, term))))
+    }
+    case "text": {
+      const term = field.normalize(value)
+      if (term.length > 500) return Effect.succeed(falseCondition(sql))
+      return Effect.succeed(constant(sql, lexemeCondition(sql, field, (lexeme) => close(lexeme, term))))
+    }
+    case "unknown":
+      return Effect.succeed(falseCondition(sql))
+    default:
+      return termsCondition(sql, field, [value], false)
+  }
+}

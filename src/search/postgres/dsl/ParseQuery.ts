@@ -1,0 +1,287 @@
+import { Effect, ParseResult, Schema } from "effect"
+import { bool, matchAll, matchNone, type MinimumShouldMatch, type Query, type Scalar } from "./Ast.ts"
+import { illegalArgument, parsingError, type SearchRequestError, unsupported } from "./Errors.ts"
+import { mapWildcardLiterals, translateRegexp } from "./Patterns.ts"
+import { parseQueryString } from "./QueryString.ts"
+
+/** The JSON query DSL (search-dsl.md §5.4) into query nodes; every body is checked with Schema first. */
+
+/** Nesting deeper than this is refused, as ES refuses bool queries nested beyond its limit. */
+const maxDepth = 40
+
+export const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string): Effect.Effect<A, SearchRequestError> =>
+  Schema.decodeUnknown(schema, { onExcessProperty: "error" })(value).pipe(
+    Effect.mapError((error) => parsingError(`[${what}] ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
+  )
+
+export const ScalarValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean)
+const Boost = { boost: Schema.optional(Schema.Number), _name: Schema.optional(Schema.String) }
+const Operator = Schema.optional(Schema.Union(Schema.Literal("and", "or", "AND", "OR", "And", "Or")))
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** `{"<field>": value}` of term, match, range…: the one field and its value (boost and _name aside). */
+const fieldAndValue = (value: unknown, what: string) =>
+  Effect.gen(function* () {
+    if (!isObject(value)) return yield* parsingError(`[${what}] query malformed, no start_object after query name`)
+    const keys = Object.keys(value).filter((key) => key !== "boost" && key !== "_name")
+    if (keys.length !== 1) return yield* parsingError(`[${what}] query doesn't support multiple fields, found [${keys.join(", ")}]`)
+    return [keys[0]!, value[keys[0]!]] as const
+  })
+
+/** The value of a field-level query: the bare value, or an object with it under `key` beside options. */
+const valueOrObject =
+  <A, I>(what: string, key: string, options: Schema.Schema<A, I>) =>
+  (value: unknown): Effect.Effect<{ readonly value: Scalar; readonly options: Partial<A> }, SearchRequestError> =>
+    Effect.gen(function* () {
+      if (!isObject(value)) return { value: yield* decode(ScalarValue, value, what), options: {} }
+      const { [key]: inner, ...rest } = value
+      if (inner === undefined) return yield* parsingError(`[${what}] requires [${key}]`)
+      return { value: yield* decode(ScalarValue, inner, what), options: yield* decode(options, rest, what) }
+    })
+
+const clauses = (value: unknown, depth: number, what: string) =>
+  value === undefined
+    ? Effect.succeed([] as ReadonlyArray<Query>)
+    : Array.isArray(value)
+      ? Effect.forEach(value, (item) => parseQueryAt(item, depth + 1))
+      : isObject(value)
+        ? Effect.map(parseQueryAt(value, depth + 1), (query) => [query])
+        : Effect.fail(parsingError(`[bool] ${what} must be an object or an array of objects`))
+
+const parseMinimumShouldMatch = (value: unknown): Effect.Effect<MinimumShouldMatch | undefined, SearchRequestError> => {
+  if (value === undefined || value === null) return Effect.succeed(undefined)
+  if (typeof value === "number" && Number.isInteger(value)) return Effect.succeed({ count: value })
+  if (typeof value === "string") {
+    const text = value.trim()
+    if (/^-?\d+$/.test(text)) return Effect.succeed({ count: Number(text) })
+    if (/^-?\d+(\.\d+)?%$/.test(text)) return Effect.succeed({ percent: Number(text.slice(0, -1)) })
+    if (text.includes("<")) return Effect.fail(unsupported("minimum_should_match combination"))
+  }
+  return Effect.fail(parsingError(`[bool] invalid minimum_should_match [${String(value)}]`))
+}
+
+const BoolBody = Schema.Struct({
+  must: Schema.optional(Schema.Unknown),
+  filter: Schema.optional(Schema.Unknown),
+  should: Schema.optional(Schema.Unknown),
+  must_not: Schema.optional(Schema.Unknown),
+  minimum_should_match: Schema.optional(Schema.Unknown),
+  adjust_pure_negative: Schema.optional(Schema.Boolean),
+  ...Boost
+})
+
+const QueryStringBody = Schema.Struct({
+  query: Schema.String,
+  fields: Schema.optional(Schema.Array(Schema.String)),
+  default_field: Schema.optional(Schema.String),
+  default_operator: Operator,
+  analyze_wildcard: Schema.optional(Schema.Boolean),
+  lenient: Schema.optional(Schema.Boolean),
+  ...Boost
+})
+
+const MultiMatchBody = Schema.Struct({
+  query: ScalarValue,
+  fields: Schema.Array(Schema.String),
+  operator: Operator,
+  type: Schema.optional(Schema.Literal("best_fields", "most_fields")),
+  ...Boost
+})
+
+const RangeBody = Schema.Struct({
+  gt: Schema.optional(Schema.NullOr(ScalarValue)),
+  gte: Schema.optional(Schema.NullOr(ScalarValue)),
+  lt: Schema.optional(Schema.NullOr(ScalarValue)),
+  lte: Schema.optional(Schema.NullOr(ScalarValue)),
+  format: Schema.optional(Schema.String),
+  time_zone: Schema.optional(Schema.Literal("UTC", "Z", "+00:00")),
+  ...Boost
+})
+
+const nonNull = (value: Scalar | null | undefined) => (value === null ? undefined : value)
+
+const operatorOf = (value: string | undefined): "and" | "or" => (value?.toLowerCase() === "and" ? "and" : "or")
+
+/** Known ES queries the engine does not evaluate: a clear 400 naming them (other names are unknown queries). */
+const unsupportedQueries = new Set([
+  "nested", "function_score", "script", "script_score", "more_like_this", "geo_distance", "geo_bounding_box",
+  "geo_shape", "geo_polygon", "span_term", "span_near", "span_or", "span_not", "span_first", "span_multi",
+  "span_containing", "span_within", "field_masking_span", "knn", "percolate", "distance_feature", "rank_feature",
+  "pinned", "wrapper", "intervals", "terms_set", "combined_fields", "simple_query_string", "dis_max", "boosting",
+  "match_bool_prefix", "match_phrase_prefix", "shape", "semantic", "sparse_vector", "text_expansion", "type"
+])
+
+const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, SearchRequestError> =>
+  Effect.gen(function* () {
+    if (depth > maxDepth) return yield* illegalArgument(`query nested deeper than ${maxDepth} levels`)
+    if (!isObject(json)) return yield* parsingError("query malformed, must start with start_object")
+    const names = Object.keys(json)
+    if (names.length !== 1) return yield* parsingError(`[_na] query malformed, expected one query name, found [${names.join(", ")}]`)
+    const name = names[0]!
+    const body = json[name]
+    switch (name) {
+      case "match_all":
+        yield* decode(Schema.Struct(Boost), body, name)
+        return matchAll
+      case "match_none":
+        yield* decode(Schema.Struct(Boost), body, name)
+        return matchNone
+      case "bool": {
+        const parts = yield* decode(BoolBody, body, name)
+        return bool({
+          must: yield* clauses(parts.must, depth, "must"),
+          filter: yield* clauses(parts.filter, depth, "filter"),
+          should: yield* clauses(parts.should, depth, "should"),
+          mustNot: yield* clauses(parts.must_not, depth, "must_not"),
+          minimumShouldMatch: yield* parseMinimumShouldMatch(parts.minimum_should_match)
+        })
+      }
+      case "constant_score": {
+        const parts = yield* decode(Schema.Struct({ filter: Schema.Unknown, ...Boost }), body, name)
+        return bool({ filter: [yield* parseQueryAt(parts.filter, depth + 1)] })
+      }
+      case "match": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        const parts = yield* valueOrObject(name, "query", Schema.Struct({ operator: Operator, minimum_should_match: Schema.optional(Schema.Unknown), ...Boost }))(value)
+        if (parts.options.minimum_should_match !== undefined) return yield* unsupported("match minimum_should_match")
+        return { _tag: "Match", field, text: String(parts.value), operator: operatorOf(parts.options.operator) } satisfies Query
+      }
+      case "match_phrase": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        const parts = yield* valueOrObject(name, "query", Schema.Struct({ slop: Schema.optional(Schema.Int), ...Boost }))(value)
+        return { _tag: "Phrase", field, text: String(parts.value), slop: Math.max(0, parts.options.slop ?? 0) } satisfies Query
+      }
+      case "multi_match": {
+        const parts = yield* decode(MultiMatchBody, body, name)
+        const operator = operatorOf(parts.operator)
+        return bool({ should: parts.fields.map((field): Query => ({ _tag: "Match", field, text: String(parts.query), operator })) })
+      }
+      case "term": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        const parts = yield* valueOrObject(name, "value", Schema.Struct({ case_insensitive: Schema.optional(Schema.Boolean), ...Boost }))(value)
+        return { _tag: "Terms", field, values: [parts.value], caseInsensitive: parts.options.case_insensitive ?? false } satisfies Query
+      }
+      case "terms": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        if (isObject(value)) return yield* unsupported("terms lookup")
+        const values = yield* decode(Schema.Array(ScalarValue), value, name)
+        return { _tag: "Terms", field, values, caseInsensitive: false } satisfies Query
+      }
+      case "range": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        const parts = yield* decode(RangeBody, value, name)
+        if (parts.format !== undefined && !/^(strict_date_optional_time|date_optional_time|epoch_millis|yyyy(-MM(-dd)?)?)(\|\|.*)?$/.test(parts.format)) {
+          return yield* unsupported(`range format ${parts.format}`)
+        }
+        return { _tag: "Range", field, gt: nonNull(parts.gt), gte: nonNull(parts.gte), lt: nonNull(parts.lt), lte: nonNull(parts.lte) } satisfies Query
+      }
+      case "exists": {
+        const parts = yield* decode(Schema.Struct({ field: Schema.String, ...Boost }), body, name)
+        return { _tag: "Exists", field: parts.field } satisfies Query
+      }
+      case "ids": {
+        const parts = yield* decode(Schema.Struct({ values: Schema.Array(ScalarValue), ...Boost }), body, name)
+        return { _tag: "Ids", values: parts.values.map(String) } satisfies Query
+      }
+      case "prefix": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        const parts = yield* valueOrObject(name, "value", Schema.Struct({ case_insensitive: Schema.optional(Schema.Boolean), rewrite: Schema.optional(Schema.String), ...Boost }))(value)
+        const pattern = `${mapWildcardLiterals(String(parts.value).replace(/[\\*?]/g, (c) => `\\${c}`), (text) => text)}*`
+        return { _tag: "Wildcard", field, pattern, caseInsensitive: parts.options.case_insensitive ?? false } satisfies Query
+      }
+      case "wildcard": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        const parts = isObject(value)
+          ? yield* decode(
+              Schema.Struct({
+                value: Schema.optional(ScalarValue),
+                wildcard: Schema.optional(ScalarValue),
+                case_insensitive: Schema.optional(Schema.Boolean),
+                rewrite: Schema.optional(Schema.String),
+                ...Boost
+              }),
+              value,
+              name
+            )
+          : { value: yield* decode(ScalarValue, value, name), wildcard: undefined, case_insensitive: undefined }
+        const pattern = parts.value ?? parts.wildcard
+        if (pattern === undefined) return yield* parsingError("[wildcard] requires a value")
+        return { _tag: "Wildcard", field, pattern: String(pattern), caseInsensitive: parts.case_insensitive ?? false } satisfies Query
+      }
+      case "regexp": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        const parts = yield* valueOrObject(
+          name,
+          "value",
+          Schema.Struct({
+            flags: Schema.optional(Schema.String),
+            case_insensitive: Schema.optional(Schema.Boolean),
+            max_determinized_states: Schema.optional(Schema.Int),
+            rewrite: Schema.optional(Schema.String),
+            ...Boost
+          })
+        )(value)
+        const flags = parts.options.flags
+        if (flags !== undefined && !/^(ALL|NONE)?$/.test(flags)) return yield* unsupported(`regexp flags ${flags}`)
+        const pattern = yield* translateRegexp(String(parts.value))
+        return { _tag: "Regexp", field, pattern, caseInsensitive: parts.options.case_insensitive ?? false } satisfies Query
+      }
+      case "fuzzy": {
+        const [field, value] = yield* fieldAndValue(body, name)
+        const parts = yield* valueOrObject(name, "value", Schema.Struct({ fuzziness: Schema.optional(Schema.Union(Schema.Number, Schema.String)), ...Boost }))(value)
+        const given = parts.options.fuzziness
+        const fuzziness = given === undefined || String(given).toUpperCase().startsWith("AUTO") ? undefined : Number(given)
+        if (fuzziness !== undefined && !(fuzziness >= 0 && fuzziness <= 2)) return yield* illegalArgument(`[fuzzy] invalid fuzziness [${String(given)}]`)
+        const text = String(parts.value)
+        return { _tag: "Fuzzy", field, value: text, distance: fuzziness ?? (text.length <= 2 ? 0 : text.length <= 5 ? 1 : 2) } satisfies Query
+      }
+      case "query_string": {
+        const parts = yield* decode(QueryStringBody, body, name)
+        const fields = parts.fields ?? (parts.default_field === undefined || parts.default_field === "*" ? undefined : [parts.default_field])
+        return yield* parseQueryString({ query: parts.query, fields, defaultOperator: operatorOf(parts.default_operator) })
+      }
+    }
+    return yield* parseJoinQuery(name, body, depth)
+  })
+
+/** The parent/child queries over the join between documents and their named entities or duplicates. */
+const parseJoinQuery = (name: string, body: unknown, depth: number): Effect.Effect<Query, SearchRequestError> =>
+  Effect.gen(function* () {
+    if (isObject(body) && "inner_hits" in body) return yield* unsupported("inner_hits")
+    switch (name) {
+      case "has_child": {
+        const parts = yield* decode(
+          Schema.Struct({
+            type: Schema.String,
+            query: Schema.Unknown,
+            score_mode: Schema.optional(Schema.Literal("none", "avg", "max", "min", "sum")),
+            ignore_unmapped: Schema.optional(Schema.Boolean),
+            ...Boost
+          }),
+          body,
+          name
+        )
+        return { _tag: "HasChild", type: parts.type, query: yield* parseQueryAt(parts.query, depth + 1) } satisfies Query
+      }
+      case "has_parent": {
+        const parts = yield* decode(
+          Schema.Struct({ parent_type: Schema.String, query: Schema.Unknown, score: Schema.optional(Schema.Boolean), ignore_unmapped: Schema.optional(Schema.Boolean), ...Boost }),
+          body,
+          name
+        )
+        return { _tag: "HasParent", parentType: parts.parent_type, query: yield* parseQueryAt(parts.query, depth + 1) } satisfies Query
+      }
+      case "parent_id": {
+        const parts = yield* decode(Schema.Struct({ type: Schema.String, id: Schema.String, ignore_unmapped: Schema.optional(Schema.Boolean), ...Boost }), body, name)
+        return { _tag: "ParentId", type: parts.type, id: parts.id } satisfies Query
+      }
+    }
+    if (unsupportedQueries.has(name)) return yield* unsupported(name)
+    return yield* parsingError(`unknown query [${name}]`)
+  })
+
+export const parseQuery = (json: unknown) => parseQueryAt(json, 0)
+
+export { isObject }

@@ -1,0 +1,109 @@
+import type { Statement } from "@effect/sql"
+
+/** A row of the `search_records` view as a search hit: its `_source` in the reference's record shapes (§3.3). */
+
+export interface RecordRow {
+  readonly project: string
+  readonly id: string
+  readonly type: "Document" | "NamedEntity" | "Duplicate"
+  readonly routing: string | null
+  readonly routed: boolean
+  readonly joinParent: string | null
+  readonly path: string | null
+  readonly dirname: string | null
+  readonly content: string | null
+  readonly contentType: string | null
+  readonly contentTypeCategory: string | null
+  readonly contentLength: number | null
+  readonly contentTextLength: number | null
+  readonly contentEncoding: string | null
+  readonly language: string | null
+  readonly metadata: Readonly<Record<string, string>> | null
+  readonly extractionDate: Date | string | null
+  readonly extractionLevel: number | null
+  readonly tags: ReadonlyArray<string> | null
+  readonly nerTags: ReadonlyArray<string> | null
+  readonly status: string | null
+  readonly parentDocument: string | null
+  readonly rootDocument: string | null
+  readonly title: string | null
+  readonly mention: string | null
+  readonly mentionNorm: string | null
+  readonly mentionNormTextLength: number | null
+  readonly category: string | null
+  readonly offsets: ReadonlyArray<number> | null
+  readonly extractor: string | null
+  readonly extractorLanguage: string | null
+  readonly isHidden: boolean | null
+  readonly partsOfSpeech: string | null
+  readonly documentId: string | null
+}
+
+/** The columns of a hit; the content only when the source or a highlight needs it. */
+export const recordColumns = (sql: Statement.Constructor, alias: string, withContent: boolean) =>
+  sql.literal(
+    [
+      "project", "id", "type", "routing", "routed", `join_parent AS "joinParent"`, "path", "dirname",
+      withContent ? "content" : "NULL::text AS content", `content_type AS "contentType"`,
+      `content_type_category AS "contentTypeCategory"`, `content_length::float8 AS "contentLength"`,
+      `content_text_length::float8 AS "contentTextLength"`, `content_encoding AS "contentEncoding"`, "language",
+      "metadata", `extraction_date AS "extractionDate"`, `extraction_level AS "extractionLevel"`, "tags",
+      `ner_tags AS "nerTags"`, "status", `parent_document AS "parentDocument"`, `root_document AS "rootDocument"`,
+      "title", "mention", `mention_norm AS "mentionNorm"`, `mention_norm_text_length AS "mentionNormTextLength"`,
+      "category", `offsets::float8[] AS offsets`, "extractor", `extractor_language AS "extractorLanguage"`,
+      `is_hidden AS "isHidden"`, `parts_of_speech AS "partsOfSpeech"`, `document_id AS "documentId"`
+    ]
+      .map((column) => `${alias}.${column}`)
+      .join(", ")
+  )
+
+const isoDate = (value: Date | string | null) => (value instanceof Date ? value.toISOString() : value)
+
+export const sourceOf = (row: RecordRow): Readonly<Record<string, unknown>> => {
+  switch (row.type) {
+    case "NamedEntity":
+      return {
+        type: "NamedEntity",
+        join: { name: "NamedEntity", parent: row.joinParent },
+        mention: row.mention,
+        mentionNorm: row.mentionNorm,
+        mentionNormTextLength: row.mentionNormTextLength,
+        category: row.category,
+        offsets: row.offsets,
+        extractor: row.extractor,
+        extractorLanguage: row.extractorLanguage,
+        partsOfSpeech: row.partsOfSpeech,
+        isHidden: row.isHidden
+      }
+    case "Duplicate":
+      return { type: "Duplicate", join: { name: "Duplicate", parent: row.documentId }, id: row.id, path: row.path, documentId: row.documentId }
+    case "Document":
+      return {
+        type: "Document",
+        join: { name: "Document" },
+        path: row.path,
+        dirname: row.dirname,
+        ...(row.content === null ? {} : { content: row.content }),
+        content_translated: [],
+        contentType: row.contentType,
+        contentTypeCategory: row.contentTypeCategory,
+        contentLength: row.contentLength,
+        contentTextLength: row.contentTextLength,
+        contentEncoding: row.contentEncoding,
+        language: row.language,
+        metadata: row.metadata,
+        extractionDate: isoDate(row.extractionDate),
+        extractionLevel: row.extractionLevel,
+        parentDocument: row.parentDocument,
+        rootDocument: row.rootDocument,
+        title: row.title,
+        titleNorm: row.title?.toLowerCase() ?? null,
+        tags: row.tags,
+        nerTags: row.nerTags,
+        status: row.status
+      }
+  }
+}
+
+/** `_routing` of a hit: embedded documents, named entities and duplicates are routed, root documents are not. */
+export const routingOf = (row: RecordRow) => (row.routed && row.routing !== null ? { _routing: row.routing } : {})
