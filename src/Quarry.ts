@@ -16,6 +16,7 @@ import { makeServerAuthenticator } from "./http/middleware/ServerAuth.ts"
 import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 import { RpcEndpoint } from "./rpc/Server.ts"
+import { elasticsearchLayers } from "./search/elasticsearch/Layer.ts"
 import { PostgresDocumentIndex } from "./search/postgres/PostgresDocumentIndex.ts"
 
 /** The database with every migration applied, for the server and for CLI commands alike. */
@@ -34,13 +35,19 @@ const authenticatorLayer = (settings: SettingsShape) => {
 
 /**
  * The document index and the reads of the documents endpoints. PostgreSQL full-text search is the index when
- * elasticsearchAddress is unset, and for now also when it is set: the Elasticsearch implementation comes later.
+ * elasticsearchAddress is unset.
  */
-const documentsLayer = Documents.Default.pipe(Layer.provideMerge(PostgresDocumentIndex))
+const postgresDocumentsLayer = Documents.Default.pipe(Layer.provideMerge(PostgresDocumentIndex))
+
+/** With elasticsearchAddress set, the cluster holds the index and answers the search proxy. */
+const elasticsearchDocumentsLayer = (address: string) => Documents.Default.pipe(Layer.provideMerge(elasticsearchLayers(address)))
+
+const documentsLayer = (settings: SettingsShape) =>
+  settings.elasticsearchAddress === undefined ? postgresDocumentsLayer : elasticsearchDocumentsLayer(settings.elasticsearchAddress)
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer(settings), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.

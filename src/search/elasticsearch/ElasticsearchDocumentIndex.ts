@@ -1,0 +1,194 @@
+import { Effect, Layer, Option } from "effect"
+import { type BulkResult, DocumentIndex, DocumentIndexUnavailable, type IndexedDocument } from "../DocumentIndex.ts"
+import { describeFailure, ElasticsearchClient, type ElasticsearchFailure, errorType, ndjson } from "./Client.ts"
+import { indexMappings, indexSettings } from "./IndexSettings.ts"
+import { decodeStoredDocument, documentRouting, documentSource, type DuplicateRecord, duplicateSource, toIndexedDocument } from "./Records.ts"
+
+/** Documents per bulk request. */
+const maxDocumentsPerBulk = 500
+/** Characters of content per bulk request, well under Elasticsearch's default 100 MB request limit. */
+const maxContentPerBulk = 32 * 1024 * 1024
+
+/** One bulk action line and its source line. */
+interface BulkOperation {
+  readonly id: string
+  readonly routing: string | undefined
+  readonly source: object
+  readonly size: number
+}
+
+/** Splits operations into request-sized groups by count and by content size. */
+const bulkGroups = (operations: ReadonlyArray<BulkOperation>) => {
+  const groups: Array<Array<BulkOperation>> = []
+  let current: Array<BulkOperation> = []
+  let characters = 0
+  for (const operation of operations) {
+    if (current.length > 0 && (current.length >= maxDocumentsPerBulk || characters + operation.size > maxContentPerBulk)) {
+      groups.push(current)
+      current = []
+      characters = 0
+    }
+    current.push(operation)
+    characters += operation.size
+  }
+  if (current.length > 0) groups.push(current)
+  return groups
+}
+
+/** The first document of each id: a batch may carry the same file twice (two copies scanned together). */
+const firstOfEachId = (documents: ReadonlyArray<IndexedDocument>) => {
+  const first = new Map<string, IndexedDocument>()
+  for (const document of documents) if (!first.has(document.id)) first.set(document.id, document)
+  return first
+}
+
+/** A rejected item that retrying the batch may cure: the cluster overloaded or a shard unavailable. */
+const isTransient = (status: number) => status === 429 || status >= 500
+
+/**
+ * The document index on an Elasticsearch cluster, one index per project, with the reference's settings, mapping
+ * and record shapes: documents are written with op_type `create`, so a document already indexed is never
+ * overwritten, and a file whose content is already indexed under another path gets a Duplicate record.
+ */
+export const ElasticsearchDocumentIndex = Layer.effect(
+  DocumentIndex,
+  Effect.gen(function* () {
+    const elasticsearch = yield* ElasticsearchClient
+    const unavailable = (failure: ElasticsearchFailure) => new DocumentIndexUnavailable({ reason: describeFailure(failure) })
+
+    /**
+     * Creates each operation's record unless its id exists; answers the ids created and the ids that existed.
+     * A record the cluster refuses (a malformed value) is logged and left out, as one bad file must not stop
+     * the indexing of the others; an overloaded cluster fails the call, so that the batch is tried again.
+     */
+    const createAll = (project: string, operations: ReadonlyArray<BulkOperation>) =>
+      Effect.gen(function* () {
+        const created = new Set<string>()
+        const existing = new Set<string>()
+        for (const group of bulkGroups(operations)) {
+          const response = yield* elasticsearch.call((client, signal) =>
+            client.bulk(
+              {
+                operations: group.flatMap((operation) => [
+                  { create: { _index: project, _id: operation.id, ...(operation.routing === undefined ? {} : { routing: operation.routing }) } },
+                  operation.source
+                ])
+              },
+              { ...ndjson, signal }
+            )
+          )
+          for (const item of response.items) {
+            const result = item.create
+            if (result === undefined || typeof result._id !== "string") continue
+            if (result.status === 201) created.add(result._id)
+            else if (result.status === 409) existing.add(result._id)
+            else if (isTransient(result.status)) {
+              return yield* new DocumentIndexUnavailable({ reason: `Elasticsearch refused a write (${result.status} ${result.error?.type ?? ""})` })
+            } else yield* Effect.logWarning(`index ${project}: document ${result._id} refused: ${result.error?.type ?? result.status} ${result.error?.reason ?? ""}`)
+          }
+        }
+        return { created, existing }
+      })
+
+    /** The stored path of each root id (realtime, so records created a moment ago are found). */
+    const storedPaths = (project: string, ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Map<string, string>())
+        : elasticsearch
+            .call((client, signal) => client.mget<{ path?: string }>({ index: project, ids: [...ids], _source_includes: ["path"] }, { signal }))
+            .pipe(
+              Effect.map((response) => {
+                const paths = new Map<string, string>()
+                for (const doc of response.docs) {
+                  if ("found" in doc && doc.found && typeof doc._source?.path === "string") paths.set(doc._id, doc._source.path)
+                }
+                return paths
+              })
+            )
+
+    const createIndex = Effect.fn("DocumentIndex.createIndex")(function* (project: string) {
+      return yield* elasticsearch
+        .call((client, signal) =>
+          client.indices.create(
+            { index: project, settings: indexSettings(), mappings: indexMappings },
+            { signal }
+          )
+        )
+        .pipe(
+          Effect.as(true),
+          Effect.catchIf(
+            (failure) => failure._tag === "ElasticsearchResponseError" && errorType(failure.body) === "resource_already_exists_exception",
+            () => Effect.succeed(false)
+          ),
+          Effect.mapError(unavailable)
+        )
+    })
+
+    const indexExists = Effect.fn("DocumentIndex.indexExists")(function* (project: string) {
+      return yield* elasticsearch.call((client, signal) => client.indices.exists({ index: project }, { signal })).pipe(Effect.mapError(unavailable))
+    })
+
+    /**
+     * A top-level file whose id is already stored under another path is recorded as a Duplicate of it (the same
+     * file at the same path, indexed again, changes nothing). As with a bulk request to Elasticsearch, a missing
+     * index is created on first write, with dynamic mappings: the index task creates it first, with the mapping.
+     */
+    const bulkIndex = Effect.fn("DocumentIndex.bulkIndex")(function* (project: string, documents: ReadonlyArray<IndexedDocument>) {
+      if (documents.length === 0) return { indexed: 0, duplicates: 0 } satisfies BulkResult
+      const first = firstOfEachId(documents)
+      const { created } = yield* createAll(
+        project,
+        [...first.values()].map((document) => ({
+          id: document.id,
+          routing: documentRouting(document),
+          source: documentSource(document),
+          size: document.content.length
+        }))
+      ).pipe(Effect.catchTag("ElasticsearchResponseError", "ElasticsearchUnreachable", (failure) => Effect.fail(unavailable(failure))))
+
+      const roots = documents.filter((document) => document.parentDocument === null)
+      const isNew = (document: IndexedDocument) => first.get(document.id) === document && created.has(document.id)
+      const stored = yield* storedPaths(project, [...new Set(roots.filter((root) => !isNew(root)).map((root) => root.id))]).pipe(
+        Effect.mapError(unavailable)
+      )
+      const duplicates = new Map<string, DuplicateRecord>()
+      for (const root of roots) {
+        if (isNew(root) || (stored.get(root.id) ?? first.get(root.id)?.path) === root.path) continue
+        const id = root.duplicateId ?? root.id
+        duplicates.set(`${id}\0${root.path}`, { id, path: root.path, documentId: root.id })
+      }
+      const recorded =
+        duplicates.size === 0
+          ? new Set<string>()
+          : (yield* createAll(
+              project,
+              [...duplicates.values()].map((duplicate) => ({ id: duplicate.id, routing: duplicate.documentId, source: duplicateSource(duplicate), size: 0 }))
+            ).pipe(Effect.catchTag("ElasticsearchResponseError", "ElasticsearchUnreachable", (failure) => Effect.fail(unavailable(failure))))).created
+      return { indexed: created.size, duplicates: recorded.size } satisfies BulkResult
+    })
+
+    /** Elasticsearch finds a document by id on the routed shard; the routing must also be its root, as the interface says. */
+    const get = Effect.fn("DocumentIndex.get")(function* (project: string, id: string, routing?: string) {
+      const response = yield* elasticsearch
+        .call((client, signal) =>
+          client.get<unknown>({ index: project, id, ...(routing === undefined ? {} : { routing }) }, { ignore: [404], signal })
+        )
+        .pipe(Effect.mapError(unavailable))
+      if (!response.found || response._source === undefined) return Option.none()
+      const stored = yield* decodeStoredDocument(response._source).pipe(
+        Effect.mapError((error) => new DocumentIndexUnavailable({ reason: `document ${id} is not a readable Document record: ${error.message}` }))
+      )
+      const document = toIndexedDocument(id, response._routing ?? undefined, stored)
+      return routing === undefined || document.rootDocument === routing ? Option.some(document) : Option.none()
+    })
+
+    const count = Effect.fn("DocumentIndex.count")(function* (project: string) {
+      const response = yield* elasticsearch
+        .call((client, signal) => client.count({ index: project, query: { term: { type: "Document" } } }, { ignore: [404], signal }))
+        .pipe(Effect.mapError(unavailable))
+      return typeof response.count === "number" ? response.count : 0
+    })
+
+    return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count })
+  })
+)
