@@ -81,7 +81,10 @@ export const errorType = (body: unknown): string | undefined => {
 }
 
 /** A short description of a failure, for logs and for DocumentIndexUnavailable. */
-export const describeFailure = (failure: ElasticsearchFailure) =>
-  failure._tag === "ElasticsearchUnreachable"
-    ? failure.reason
-    : `Elasticsearch answered ${failure.status}${errorType(failure.body) === undefined ? "" : ` (${errorType(failure.body)})`}`
+export const describeFailure = (failure: ElasticsearchFailure) => {
+  if (failure._tag === "ElasticsearchUnreachable") {
+    return failure.timedOut ? `Elasticsearch did not answer in time (${failure.reason})` : `Elasticsearch is unreachable (${failure.reason})`
+  }
+  const type = errorType(failure.body)
+  return `Elasticsearch answered ${failure.status}${type === undefined ? "" : ` (${type})`}`
+}

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { type BackendRequest, type BackendResponse, SearchBackend } from "../SearchBackend.ts"
-import { ElasticsearchClient, type ElasticsearchUnreachable } from "./Client.ts"
+import { describeFailure, ElasticsearchClient, type ElasticsearchUnreachable } from "./Client.ts"
 
 /**
  * The path as the router gives it (percent-decoded) made a URL path again, segment by segment. Commas and
@@ -29,7 +29,7 @@ const forwarded = (request: BackendRequest): { querystring: Record<string, strin
 const gatewayError = (failure: ElasticsearchUnreachable): BackendResponse => {
   const status = failure.timedOut ? 504 : 502
   const type = failure.timedOut ? "timeout_exception" : "connect_transport_exception"
-  const reason = failure.timedOut ? `Elasticsearch did not answer in time: ${failure.reason}` : `Elasticsearch is unreachable: ${failure.reason}`
+  const reason = describeFailure(failure)
   return { status, body: { error: { root_cause: [{ type, reason }], type, reason }, status } }
 }
 
@@ -59,7 +59,7 @@ export const ElasticsearchSearchBackend = Layer.effect(
             ElasticsearchResponseError: (error) =>
               Effect.succeed<BackendResponse>({ status: error.status, body: request.method === "HEAD" ? undefined : error.body }),
             ElasticsearchUnreachable: (failure) =>
-              Effect.as(Effect.logWarning(`search backend: ${failure.reason}`), gatewayError(failure))
+              Effect.as(Effect.logWarning(`search backend: ${describeFailure(failure)}`), gatewayError(failure))
           })
         )
     }
