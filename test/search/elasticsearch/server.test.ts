@@ -10,11 +10,15 @@ import { type FakeElasticsearch, fakeElasticsearch, type RecordedRequest } from 
 
 class FakeCluster extends Context.Tag("test/FakeCluster")<FakeCluster, FakeElasticsearch>() {}
 
-/** A real Quarry whose elasticsearchAddress is the fake cluster. */
+const credentials = "elastic:ch@nge me"
+
+/** A real Quarry whose elasticsearchAddress is the fake cluster, which requires Basic credentials given in the URL. */
 const serverOnFakeCluster = Layer.unwrapScoped(
-  Effect.map(fakeElasticsearch, (fake) =>
-    Layer.merge(testServerLayer({ database: "pglite", cli: { elasticsearchAddress: fake.url } }), Layer.succeed(FakeCluster, fake))
-  )
+  Effect.map(fakeElasticsearch, (fake) => {
+    fake.credentials = credentials
+    const address = fake.url.replace("http://", `http://elastic:${encodeURIComponent("ch@nge me")}@`)
+    return Layer.merge(testServerLayer({ database: "pglite", cli: { elasticsearchAddress: address } }), Layer.succeed(FakeCluster, fake))
+  })
 )
 
 interface View {
@@ -39,6 +43,15 @@ const createActions = (requests: ReadonlyArray<RecordedRequest>) =>
 
 describe("Indexing a folder into Elasticsearch (recorded-protocol fake on loopback)", () => {
   layer(serverOnFakeCluster, { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("GET /api/status pings the cluster with the credentials of the address", () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeCluster
+        expect(yield* bodyJson(yield* request("/api/status"))).toMatchObject({ database: true, index: true })
+        const ping = fake.requests.find((recorded) => recorded.method === "GET" && recorded.path === "/")
+        expect(ping?.headers.authorization).toBe(`Basic ${Buffer.from(credentials).toString("base64")}`)
+      })
+    )
+
     it.effect("the index task creates the index with its mapping and bulk-writes documents, routed, with a Duplicate", () =>
       Effect.gen(function* () {
         const server = yield* TestServer
