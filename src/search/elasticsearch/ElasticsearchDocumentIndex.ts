@@ -2,7 +2,7 @@ import { Effect, Layer, Option } from "effect"
 import { type BulkResult, DocumentIndex, DocumentIndexUnavailable, type IndexedDocument } from "../DocumentIndex.ts"
 import { describeFailure, ElasticsearchClient, type ElasticsearchFailure, errorType, ndjson } from "./Client.ts"
 import { indexMappings, indexSettings } from "./IndexSettings.ts"
-import { decodeStoredDocument, documentRouting, documentSource, type DuplicateRecord, duplicateSource, toIndexedDocument } from "./Records.ts"
+import { decodeStoredDocument, documentRouting, isDocumentRecord, documentSource, type DuplicateRecord, duplicateSource, toIndexedDocument } from "./Records.ts"
 
 /** Documents per bulk request. */
 const maxDocumentsPerBulk = 500
@@ -57,14 +57,13 @@ export const ElasticsearchDocumentIndex = Layer.effect(
     const unavailable = (failure: ElasticsearchFailure) => new DocumentIndexUnavailable({ reason: describeFailure(failure) })
 
     /**
-     * Creates each operation's record unless its id exists; answers the ids created and the ids that existed.
+     * Creates each operation's record unless its id exists (409); answers the ids created.
      * A record the cluster refuses (a malformed value) is logged and left out, as one bad file must not stop
      * the indexing of the others; an overloaded cluster fails the call, so that the batch is tried again.
      */
     const createAll = (project: string, operations: ReadonlyArray<BulkOperation>) =>
       Effect.gen(function* () {
         const created = new Set<string>()
-        const existing = new Set<string>()
         for (const group of bulkGroups(operations)) {
           const response = yield* elasticsearch.call((client, signal) =>
             client.bulk(
@@ -76,18 +75,19 @@ export const ElasticsearchDocumentIndex = Layer.effect(
               },
               { ...ndjson, signal }
             )
-          )
+          ).pipe(Effect.mapError(unavailable))
           for (const item of response.items) {
             const result = item.create
             if (result === undefined || typeof result._id !== "string") continue
             if (result.status === 201) created.add(result._id)
-            else if (result.status === 409) existing.add(result._id)
             else if (isTransient(result.status)) {
               return yield* new DocumentIndexUnavailable({ reason: `Elasticsearch refused a write (${result.status} ${result.error?.type ?? ""})` })
-            } else yield* Effect.logWarning(`index ${project}: document ${result._id} refused: ${result.error?.type ?? result.status} ${result.error?.reason ?? ""}`)
+            } else if (result.status !== 409) {
+              yield* Effect.logWarning(`index ${project}: document ${result._id} refused: ${result.error?.type ?? result.status} ${result.error?.reason ?? ""}`)
+            }
           }
         }
-        return { created, existing }
+        return created
       })
 
     /** The stored path of each root id (realtime, so records created a moment ago are found). */
@@ -108,12 +108,7 @@ export const ElasticsearchDocumentIndex = Layer.effect(
 
     const createIndex = Effect.fn("DocumentIndex.createIndex")(function* (project: string) {
       return yield* elasticsearch
-        .call((client, signal) =>
-          client.indices.create(
-            { index: project, settings: indexSettings(), mappings: indexMappings },
-            { signal }
-          )
-        )
+        .call((client, signal) => client.indices.create({ index: project, settings: indexSettings(), mappings: indexMappings }, { signal }))
         .pipe(
           Effect.as(true),
           Effect.catchIf(
@@ -136,7 +131,7 @@ export const ElasticsearchDocumentIndex = Layer.effect(
     const bulkIndex = Effect.fn("DocumentIndex.bulkIndex")(function* (project: string, documents: ReadonlyArray<IndexedDocument>) {
       if (documents.length === 0) return { indexed: 0, duplicates: 0 } satisfies BulkResult
       const first = firstOfEachId(documents)
-      const { created } = yield* createAll(
+      const created = yield* createAll(
         project,
         [...first.values()].map((document) => ({
           id: document.id,
@@ -144,7 +139,7 @@ export const ElasticsearchDocumentIndex = Layer.effect(
           source: documentSource(document),
           size: document.content.length
         }))
-      ).pipe(Effect.catchTag("ElasticsearchResponseError", "ElasticsearchUnreachable", (failure) => Effect.fail(unavailable(failure))))
+      )
 
       const roots = documents.filter((document) => document.parentDocument === null)
       const isNew = (document: IndexedDocument) => first.get(document.id) === document && created.has(document.id)
@@ -160,25 +155,30 @@ export const ElasticsearchDocumentIndex = Layer.effect(
       const recorded =
         duplicates.size === 0
           ? new Set<string>()
-          : (yield* createAll(
+          : yield* createAll(
               project,
               [...duplicates.values()].map((duplicate) => ({ id: duplicate.id, routing: duplicate.documentId, source: duplicateSource(duplicate), size: 0 }))
-            ).pipe(Effect.catchTag("ElasticsearchResponseError", "ElasticsearchUnreachable", (failure) => Effect.fail(unavailable(failure))))).created
+            )
       return { indexed: created.size, duplicates: recorded.size } satisfies BulkResult
     })
 
-    /** Elasticsearch finds a document by id on the routed shard; the routing must also be its root, as the interface says. */
+    /**
+     * Elasticsearch finds a record by id on the routed shard; the routing must also be the document's root, as the
+     * interface says. Other records (Duplicate, NamedEntity) are not documents.
+     */
     const get = Effect.fn("DocumentIndex.get")(function* (project: string, id: string, routing?: string) {
       const response = yield* elasticsearch
         .call((client, signal) =>
           client.get<unknown>({ index: project, id, ...(routing === undefined ? {} : { routing }) }, { ignore: [404], signal })
         )
         .pipe(Effect.mapError(unavailable))
-      if (!response.found || response._source === undefined) return Option.none()
-      const stored = yield* decodeStoredDocument(response._source).pipe(
-        Effect.mapError((error) => new DocumentIndexUnavailable({ reason: `document ${id} is not a readable Document record: ${error.message}` }))
-      )
-      const document = toIndexedDocument(id, response._routing ?? undefined, stored)
+      if (!response.found || !isDocumentRecord(response._source)) return Option.none()
+      const decoded = yield* Effect.either(decodeStoredDocument(response._source))
+      if (decoded._tag === "Left") {
+        yield* Effect.logWarning(`index ${project}: document ${id} is not readable: ${decoded.left.message}`)
+        return Option.none()
+      }
+      const document = toIndexedDocument(id, response._routing ?? undefined, decoded.right)
       return routing === undefined || document.rootDocument === routing ? Option.some(document) : Option.none()
     })
 

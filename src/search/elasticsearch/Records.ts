@@ -50,6 +50,10 @@ export const duplicateSource = (duplicate: DuplicateRecord) => ({
   join: { name: "Duplicate", parent: duplicate.documentId }
 })
 
+/** Whether a record's `_source` is a Document: its `type` says so, and a record without one counts as a Document. */
+export const isDocumentRecord = (source: unknown): source is object =>
+  typeof source === "object" && source !== null && (!("type" in source) || source.type === "Document")
+
 const withDefault = <S extends Schema.Schema.Any>(schema: S, value: () => Schema.Schema.Type<S>) =>
   Schema.optionalWith(schema, { default: value, nullable: true })
 

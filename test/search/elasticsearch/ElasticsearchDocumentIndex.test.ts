@@ -154,6 +154,36 @@ describe("ElasticsearchDocumentIndex (recorded-protocol fake on loopback)", () =
     )
   )
 
+  it.scoped("reads records an earlier Datashare wrote: missing fields get the reference reader's values", () =>
+    withIndex((index, fake) =>
+      Effect.gen(function* () {
+        const source = { type: "Document", join: { name: "Document" }, path: "/data/a.pdf", extractionDate: "2024-01-10T12:00:00.000Z", metadata: { tika_metadata_xmptpg_npages: 3 } }
+        fake.indices.set("legacy", { settings: {}, mappings: {}, records: new Map([[hex("e"), { source, routing: hex("a"), version: 1 }]]) })
+        expect(yield* index.get("legacy", hex("e"), hex("a"))).toEqual(
+          Option.some({
+            id: hex("e"),
+            path: "/data/a.pdf",
+            dirname: "",
+            content: "",
+            contentLength: -1,
+            contentTextLength: 0,
+            contentType: "unknown",
+            contentEncoding: "unknown",
+            language: "ENGLISH",
+            metadata: { tika_metadata_xmptpg_npages: "3" },
+            extractionDate: "2024-01-10T12:00:00.000Z",
+            extractionLevel: 0,
+            parentDocument: null,
+            rootDocument: hex("a"),
+            tags: [],
+            nerTags: [],
+            status: "INDEXED"
+          })
+        )
+      })
+    )
+  )
+
   it.scoped("keeps a document already indexed, and records a copy at another path as a Duplicate of it", () =>
     withIndex((index, fake) =>
       Effect.gen(function* () {
@@ -172,6 +202,7 @@ describe("ElasticsearchDocumentIndex (recorded-protocol fake on loopback)", () =
         expect(fake.indices.get("corpus")?.records.get(root.duplicateId!)?.routing).toBe(root.id)
         // Duplicates are not Documents; the original is unchanged.
         expect(yield* index.count("corpus")).toBe(2)
+        expect(yield* index.get("corpus", root.duplicateId!)).toEqual(Option.none())
         expect(Option.map(yield* index.get("corpus", root.id), (document) => document.path)).toEqual(Option.some(root.path))
         // Recording the same copy again changes nothing.
         expect(yield* index.bulkIndex("corpus", [copy])).toEqual({ indexed: 0, duplicates: 0 })
