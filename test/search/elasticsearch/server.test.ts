@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { documentId, duplicateId } from "../../../src/extract/DocumentId.ts"
+import { SearchBackend } from "../../../src/search/SearchBackend.ts"
 import { generateCorpus } from "../../fixtures/corpus.ts"
 import { eventually } from "../../engine/helpers.ts"
 import { bodyJson, request, TestServer, testServerLayer } from "../../helpers/server.ts"
@@ -102,6 +103,14 @@ describe("Indexing a folder into Elasticsearch (recorded-protocol fake on loopba
         expect(content.status).toBe(200)
         expect(yield* bodyJson(content)).toMatchObject({ content: String(records.get(attachmentId)?.source["content"]) })
         expect(fake.requests.at(-1)).toMatchObject({ method: "GET", path: `/${project}/_doc/${attachmentId}` })
+
+        // The search proxy's backend is the cluster too (read unchecked: only this configuration provides it so far).
+        const backend = Context.unsafeGet(server.context, SearchBackend)
+        const search = yield* backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: { query: { match_all: {} } } })
+        expect(search.status).toBe(200)
+        // Two files, the attachment(s); the copy is a Duplicate record, not a Document.
+        expect(search.body).toMatchObject({ hits: { total: { value: 2 + attachments.length } } })
+        expect(fake.requests.at(-1)).toMatchObject({ method: "POST", path: `/${project}/_search` })
       })
     )
   })
