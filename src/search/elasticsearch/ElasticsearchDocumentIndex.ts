@@ -127,6 +127,8 @@ export const ElasticsearchDocumentIndex = Layer.effect(
      * A top-level file whose id is already stored under another path is recorded as a Duplicate of it (the same
      * file at the same path, indexed again, changes nothing). As with a bulk request to Elasticsearch, a missing
      * index is created on first write, with dynamic mappings: the index task creates it first, with the mapping.
+     * Unlike PostgreSQL, a cluster has no transaction: a call that fails may have written part of the batch, and
+     * the batch tried again finds those documents already there.
      */
     const bulkIndex = Effect.fn("DocumentIndex.bulkIndex")(function* (project: string, documents: ReadonlyArray<IndexedDocument>) {
       if (documents.length === 0) return { indexed: 0, duplicates: 0 } satisfies BulkResult

@@ -3,26 +3,28 @@ import { type BackendRequest, type BackendResponse, SearchBackend } from "../Sea
 import { describeFailure, ElasticsearchClient, type ElasticsearchUnreachable } from "./Client.ts"
 
 /**
- * The path as the router gives it (percent-decoded) made a URL path again, segment by segment. Commas and
- * wildcards of index lists stay as they are, as clients write them.
+ * The path as the router gives it (percent-decoded) made a URL path again, segment by segment; the commas of
+ * index lists stay as clients write them.
  */
 const encodePath = (path: string) =>
   "/" +
   path
+    .replace(/^\/+/, "")
     .split("/")
-    .map((segment) => encodeURIComponent(segment).replace(/%2C/gi, ",").replace(/%2A/gi, "*"))
+    .map((segment) => encodeURIComponent(segment).replace(/%2C/gi, ","))
     .join("/")
 
 /**
- * What is sent: the body as JSON text (sent as application/json, whatever its JSON type); a GET with a body carries it as the `source` parameter (the seed's rule for the proxy, which
- * Elasticsearch understands), since a GET request body is not something every HTTP layer passes on.
+ * What is sent: the body as JSON text, whatever its JSON type. A GET with a body carries it as the `source`
+ * parameter instead, with its query parameters dropped (the seed's rule for the proxy, which Elasticsearch
+ * understands), since not every HTTP layer passes a GET request's body on.
  */
 const forwarded = (request: BackendRequest): { querystring: Record<string, string>; body: string | undefined } => {
-  const query = Object.fromEntries(request.query)
   if (request.method === "GET" && request.body !== undefined) {
     return { querystring: { source: JSON.stringify(request.body), source_content_type: "application/json" }, body: undefined }
   }
-  return { querystring: query, body: request.method === "HEAD" || request.body === undefined ? undefined : JSON.stringify(request.body) }
+  const body = request.method === "HEAD" || request.body === undefined ? undefined : JSON.stringify(request.body)
+  return { querystring: Object.fromEntries(request.query), body }
 }
 
 /** An Elasticsearch-shaped error body for a cluster that did not answer, with a gateway status. */
