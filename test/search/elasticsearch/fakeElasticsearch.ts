@@ -7,7 +7,8 @@ import { Effect } from "effect"
  * protocol Quarry uses, with the status codes, headers and body shapes a real cluster gives (recorded from one):
  * the product header, index creation and existence, `_bulk` NDJSON with per-item results (409 for a create of an
  * existing id), realtime gets and `_mget` with routing, `_count`, `_search`, and the error bodies of a missing index,
- * an unparsable query, an existing index and missing credentials. It records every request it receives.
+ * an unparsable query, an existing index, missing credentials and a media type versioned for Elasticsearch 8
+ * (406). It records every request it receives.
  */
 
 export interface RecordedRequest {
@@ -218,8 +219,14 @@ export const fakeElasticsearch = Effect.acquireRelease(
         fake.requests.push(request)
         if (fake.hang) return
         const expected = fake.credentials === undefined ? undefined : `Basic ${Buffer.from(fake.credentials).toString("base64")}`
+        const contentType = incoming.headers["content-type"] ?? ""
         const { status, body } =
-          expected !== undefined && incoming.headers.authorization !== expected ? { status: 401, body: unauthenticated(url.pathname) } : answer(fake, request)
+          expected !== undefined && incoming.headers.authorization !== expected
+            ? { status: 401, body: unauthenticated(url.pathname) }
+            : contentType.includes("compatible-with=8")
+              ? // Elasticsearch 7 refuses the media types versioned for 8.
+                { status: 406, body: { error: `Content-Type header [${contentType}] is not supported`, status: 406 } }
+              : answer(fake, request)
         response.writeHead(status, { "X-Elastic-Product": "Elasticsearch", "content-type": "application/json; charset=UTF-8" })
         response.end(body === undefined || request.method === "HEAD" ? undefined : JSON.stringify(body))
       })
