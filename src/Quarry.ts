@@ -24,6 +24,7 @@ import { makeServerAuthenticator } from "./http/middleware/ServerAuth.ts"
 import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 import { RpcEndpoint } from "./rpc/Server.ts"
+import { elasticsearchLayers } from "./search/elasticsearch/Layer.ts"
 import { PostgresDocumentIndex } from "./search/postgres/PostgresDocumentIndex.ts"
 
 /** The database with every migration applied, for the server and for CLI commands alike. */
@@ -42,21 +43,29 @@ const authenticatorLayer = (settings: SettingsShape) => {
 
 /**
  * The document index and the reads of the documents endpoints. PostgreSQL full-text search is the index when
- * elasticsearchAddress is unset, and for now also when it is set: the Elasticsearch implementation comes later.
- * The Extractor serves both the index tasks and the sources of embedded documents.
+ * elasticsearchAddress is unset. The Extractor serves both the index tasks and the sources of embedded documents.
  */
-const documentsLayer = Documents.Default.pipe(Layer.provideMerge(Layer.merge(PostgresDocumentIndex, Extractor.Default)))
+const postgresDocumentsLayer = Documents.Default.pipe(Layer.provideMerge(Layer.merge(PostgresDocumentIndex, Extractor.Default)))
+
+/** With elasticsearchAddress set, the cluster holds the index and answers the search proxy. */
+const elasticsearchDocumentsLayer = (address: string) =>
+  Documents.Default.pipe(Layer.provideMerge(Layer.merge(elasticsearchLayers(address), Extractor.Default)))
+
+const documentsLayer = (settings: SettingsShape) =>
+  settings.elasticsearchAddress === undefined ? postgresDocumentsLayer : elasticsearchDocumentsLayer(settings.elasticsearchAddress)
 
 /** Projects, and what users attach to documents and projects: stars, tags, recommendations, notes, history. */
-const organisationLayer = Layer.mergeAll(
-  DocumentMarks.Default.pipe(Layer.provide(DocumentMarksRepo.Default)),
-  Notes.Default.pipe(Layer.provide(NoteRepo.Default)),
-  UserHistory.Default.pipe(Layer.provide(HistoryRepo.Default))
-).pipe(Layer.provideMerge(Projects.Default.pipe(Layer.provide(ProjectRepo.Default))), Layer.provide(documentsLayer))
+const organisationLayer = (documents: ReturnType<typeof documentsLayer>) =>
+  Layer.mergeAll(
+    DocumentMarks.Default.pipe(Layer.provide(DocumentMarksRepo.Default)),
+    Notes.Default.pipe(Layer.provide(NoteRepo.Default)),
+    UserHistory.Default.pipe(Layer.provide(HistoryRepo.Default))
+  ).pipe(Layer.provideMerge(Projects.Default.pipe(Layer.provide(ProjectRepo.Default))), Layer.provide(documents))
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, organisationLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+  const documents = documentsLayer(settings)
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.

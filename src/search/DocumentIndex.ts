@@ -1,5 +1,6 @@
+import { HttpApiSchema } from "@effect/platform"
 import type { SqlError } from "@effect/sql"
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import type { ExtractedDocument } from "../extract/Document.ts"
 
 /**
@@ -21,27 +22,41 @@ export interface BulkResult {
   readonly duplicates: number
 }
 
+/** The index could not be read or written: an Elasticsearch cluster unreachable, timing out or refusing a write. */
+export class DocumentIndexUnavailable extends Schema.TaggedError<DocumentIndexUnavailable>()(
+  "DocumentIndexUnavailable",
+  { reason: Schema.String },
+  HttpApiSchema.annotations({ status: 503 })
+) {
+  override get message() {
+    return `the document index is unavailable: ${this.reason}`
+  }
+}
+
+/** What a call to the index may fail with: the PostgreSQL index fails with SqlError, Elasticsearch with DocumentIndexUnavailable. */
+export type DocumentIndexError = SqlError.SqlError | DocumentIndexUnavailable
+
 /**
  * The one interface the rest of the code uses to store and read documents of a project's index. The PostgreSQL
  * implementation is the default; an Elasticsearch one answers the same calls.
  */
 export interface DocumentIndexShape {
   /** Creates the project's index; false when it already existed. */
-  readonly createIndex: (project: string) => Effect.Effect<boolean, SqlError.SqlError>
-  readonly indexExists: (project: string) => Effect.Effect<boolean, SqlError.SqlError>
+  readonly createIndex: (project: string) => Effect.Effect<boolean, DocumentIndexError>
+  readonly indexExists: (project: string) => Effect.Effect<boolean, DocumentIndexError>
   /**
    * Writes documents in one transaction. A document whose id is already in the index is not overwritten: a
    * Duplicate record (its path, the original's id) is kept instead, as the reference does.
    */
-  readonly bulkIndex: (project: string, documents: ReadonlyArray<IndexedDocument>) => Effect.Effect<BulkResult, SqlError.SqlError>
+  readonly bulkIndex: (project: string, documents: ReadonlyArray<IndexedDocument>) => Effect.Effect<BulkResult, DocumentIndexError>
   /** A document by id; with `routing`, only when its root document is that id. */
   readonly get: (
     project: string,
     id: string,
     routing?: string
-  ) => Effect.Effect<Option.Option<IndexedDocument>, SqlError.SqlError>
+  ) => Effect.Effect<Option.Option<IndexedDocument>, DocumentIndexError>
   /** Number of Document records (not Duplicates) of the project. */
-  readonly count: (project: string) => Effect.Effect<number, SqlError.SqlError>
+  readonly count: (project: string) => Effect.Effect<number, DocumentIndexError>
   /**
    * Adds labels to the `tags` of documents (each label once); returns the ids found in the index. Concurrent
    * calls on the same documents keep every label.
@@ -50,15 +65,15 @@ export interface DocumentIndexShape {
     project: string,
     ids: ReadonlyArray<string>,
     tags: ReadonlyArray<string>
-  ) => Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+  ) => Effect.Effect<ReadonlyArray<string>, DocumentIndexError>
   /** Removes labels from the `tags` of documents; returns the ids found in the index. */
   readonly removeTags: (
     project: string,
     ids: ReadonlyArray<string>,
     tags: ReadonlyArray<string>
-  ) => Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+  ) => Effect.Effect<ReadonlyArray<string>, DocumentIndexError>
   /** Removes the project's index: its documents, Duplicates and the index itself. */
-  readonly deleteIndex: (project: string) => Effect.Effect<void, SqlError.SqlError>
+  readonly deleteIndex: (project: string) => Effect.Effect<void, DocumentIndexError>
 }
 
 export class DocumentIndex extends Context.Tag("quarry/DocumentIndex")<DocumentIndex, DocumentIndexShape>() {}

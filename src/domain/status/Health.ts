@@ -15,6 +15,19 @@ const probeTimeout = Duration.seconds(2)
 const cacheMillis = 1_000
 
 /**
+ * The cluster's root request (`GET /`, under the address's path prefix as the search client uses it). Credentials
+ * in the address become a Basic Authorization header: fetch refuses a URL that carries them.
+ */
+const clusterPing = (address: string) => {
+  const url = new URL(address)
+  const credentials = url.username === "" ? undefined : `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+  url.username = ""
+  url.password = ""
+  const headers: Record<string, string> = credentials === undefined ? {} : { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` }
+  return { url, headers }
+}
+
+/**
  * Real health checks of the database and the search index. Results are cached for a second so that a
  * monitoring scrape storm costs the database one round trip per second, not one per request.
  */
@@ -27,11 +40,13 @@ export class Health extends Effect.Service<Health>()("quarry/Health", {
       Effect.as(true),
       Effect.catchAll(() => Effect.succeed(false))
     )
-    const elasticsearch = (address: string) =>
-      Effect.tryPromise((signal) => fetch(new URL("/", address), { signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]) })).pipe(
+    const elasticsearch = (address: string) => {
+      const { url, headers } = clusterPing(address)
+      return Effect.tryPromise((signal) => fetch(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]) })).pipe(
         Effect.map((response) => response.ok),
         Effect.catchAll(() => Effect.succeed(false))
       )
+    }
     // Without Elasticsearch the index lives in PostgreSQL, so it is up exactly when the database is.
     const index = settings.elasticsearchAddress === undefined ? database : elasticsearch(settings.elasticsearchAddress)
     const check = Effect.all([database, index], { concurrency: 2 }).pipe(

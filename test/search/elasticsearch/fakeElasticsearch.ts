@@ -1,0 +1,244 @@
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { Effect } from "effect"
+
+/**
+ * No Elasticsearch can run on these machines: this loopback server answers the part of the Elasticsearch 7.17 REST
+ * protocol Quarry uses, with the status codes, headers and body shapes a real cluster gives (recorded from one):
+ * the product header, index creation and existence, `_bulk` NDJSON with per-item results (409 for a create of an
+ * existing id), realtime gets and `_mget` with routing, `_count`, `_search`, and the error bodies of a missing index,
+ * an unparsable query, an existing index, missing credentials and a media type versioned for Elasticsearch 8
+ * (406). It records every request it receives.
+ */
+
+export interface RecordedRequest {
+  readonly method: string
+  readonly path: string
+  readonly query: URLSearchParams
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+}
+
+export interface StoredRecord {
+  readonly source: Record<string, unknown>
+  readonly routing: string | undefined
+  readonly version: number
+}
+
+export interface FakeIndex {
+  readonly settings: unknown
+  readonly mappings: unknown
+  readonly records: Map<string, StoredRecord>
+}
+
+export interface FakeElasticsearch {
+  url: string
+  readonly requests: Array<RecordedRequest>
+  readonly indices: Map<string, FakeIndex>
+  /** While true, requests are received but never answered (a cluster that hangs). */
+  hang: boolean
+  /** Ids whose create the cluster refuses with this item status (400 mapping error, 429 overloaded). */
+  readonly refuse: Map<string, number>
+  /** `user:password` the cluster requires as Basic credentials, when set. */
+  credentials: string | undefined
+}
+
+const errorBody = (status: number, type: string, reason: string, extra: Record<string, unknown> = {}) => ({
+  error: { root_cause: [{ type, reason, ...extra }], type, reason, ...extra },
+  status
+})
+
+const indexNotFound = (index: string) =>
+  errorBody(404, "index_not_found_exception", `no such index [${index}]`, {
+    "resource.type": "index_or_alias",
+    "resource.id": index,
+    index_uuid: "_na_",
+    index
+  })
+
+const searchKeys = new Set(["query", "size", "from", "aggs", "aggregations", "sort", "_source", "highlight", "track_total_hits"])
+
+interface Answer {
+  readonly status: number
+  readonly body?: unknown
+}
+
+const bulkItem = (fake: FakeElasticsearch, action: string, meta: Record<string, unknown>, source: Record<string, unknown>, defaultIndex: string | undefined) => {
+  const index = String(meta["_index"] ?? defaultIndex)
+  const id = String(meta["_id"])
+  const routing = typeof meta["routing"] === "string" ? meta["routing"] : undefined
+  const target = fake.indices.get(index) ?? { settings: {}, mappings: {}, records: new Map() }
+  fake.indices.set(index, target)
+  const refused = fake.refuse.get(id)
+  if (refused !== undefined) {
+    const type = refused === 429 ? "es_rejected_execution_exception" : "mapper_parsing_exception"
+    return { [action]: { _index: index, _type: "_doc", _id: id, status: refused, error: { type, reason: `refused [${id}]` } } }
+  }
+  const existing = target.records.get(id)
+  if (action === "create" && existing !== undefined) {
+    const reason = `[${id}]: version conflict, document already exists (current version [${existing.version}])`
+    return {
+      create: {
+        _index: index,
+        _type: "_doc",
+        _id: id,
+        status: 409,
+        error: { type: "version_conflict_engine_exception", reason, index_uuid: "kZtx0yrTQeqbGWp2Tg8xRA", shard: "0", index }
+      }
+    }
+  }
+  const version = (existing?.version ?? 0) + 1
+  target.records.set(id, { source, routing, version })
+  const result = existing === undefined ? "created" : "updated"
+  return {
+    [action]: {
+      _index: index,
+      _type: "_doc",
+      _id: id,
+      _version: version,
+      result,
+      _shards: { total: 2, successful: 1, failed: 0 },
+      _seq_no: target.records.size - 1,
+      _primary_term: 1,
+      status: existing === undefined ? 201 : 200
+    }
+  }
+}
+
+const bulk = (fake: FakeElasticsearch, body: string, defaultIndex: string | undefined): Answer => {
+  const lines = body.split("\n").filter((line) => line.trim() !== "")
+  const items: Array<unknown> = []
+  for (let i = 0; i < lines.length; i += 2) {
+    const action = JSON.parse(lines[i]!) as Record<string, Record<string, unknown>>
+    const [name, meta] = Object.entries(action)[0]!
+    items.push(bulkItem(fake, name, meta, JSON.parse(lines[i + 1]!) as Record<string, unknown>, defaultIndex))
+  }
+  const errors = items.some((item) => Object.values(item as Record<string, { status: number }>)[0]!.status >= 300)
+  return { status: 200, body: { took: 3, errors, items } }
+}
+
+const docView = (index: string, id: string, record: StoredRecord | undefined, includes: string | null) => {
+  if (record === undefined) return { _index: index, _type: "_doc", _id: id, found: false }
+  const source =
+    includes === null ? record.source : Object.fromEntries(Object.entries(record.source).filter(([key]) => includes.split(",").includes(key)))
+  return {
+    _index: index,
+    _type: "_doc",
+    _id: id,
+    _version: record.version,
+    _seq_no: 0,
+    _primary_term: 1,
+    ...(record.routing === undefined ? {} : { _routing: record.routing }),
+    found: true,
+    _source: source
+  }
+}
+
+const isDocument = (record: StoredRecord) => record.source["type"] === "Document"
+
+const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
+  const [first = "", second, third] = request.path.split("/").filter((part) => part !== "").map(decodeURIComponent)
+  const json = (): Record<string, unknown> => (request.body === "" ? {} : (JSON.parse(request.body) as Record<string, unknown>))
+  if (request.method === "GET" && first === "") {
+    return { status: 200, body: { name: "es01", cluster_name: "datashare", version: { number: "7.17.25" }, tagline: "You Know, for Search" } }
+  }
+  if (first === "_bulk" || second === "_bulk") return bulk(fake, request.body, second === "_bulk" ? first : undefined)
+  const index = fake.indices.get(first)
+  // A comma-separated list of indices searches all of them (each once); one missing index is a 404.
+  const names = [...new Set(first.split(","))]
+  const missing = names.find((name) => !fake.indices.has(name))
+  const listed = missing === undefined ? names.flatMap((name) => [...fake.indices.get(name)!.records.entries()].map(([id, record]) => ({ name, id, record }))) : []
+  if (second === undefined && request.method === "PUT") {
+    if (index !== undefined) {
+      return { status: 400, body: errorBody(400, "resource_already_exists_exception", `index [${first}/kZtx0yrTQeqbGWp2Tg8xRA] already exists`, { index: first }) }
+    }
+    const { settings, mappings } = json()
+    fake.indices.set(first, { settings, mappings, records: new Map() })
+    return { status: 200, body: { acknowledged: true, shards_acknowledged: true, index: first } }
+  }
+  if (second === undefined && request.method === "HEAD") return { status: index === undefined ? 404 : 200 }
+  if (missing !== undefined) return { status: 404, body: indexNotFound(missing) }
+  if (second === "_doc" && third !== undefined && request.method === "GET") {
+    const view = docView(first, third, index?.records.get(third), request.query.get("_source_includes"))
+    return { status: view.found ? 200 : 404, body: view }
+  }
+  if (second === "_mget") {
+    const ids = (json()["ids"] as ReadonlyArray<string>) ?? []
+    return { status: 200, body: { docs: ids.map((id) => docView(first, id, index?.records.get(id), request.query.get("_source_includes"))) } }
+  }
+  if (second === "_count") {
+    const query = json()["query"] as { term?: { type?: string } } | undefined
+    const type = query?.term?.type
+    const count = listed.filter(({ record }) => type === undefined || record.source["type"] === type).length
+    return { status: 200, body: { count, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } } }
+  }
+  if (second === "_search") {
+    const unknown = Object.keys(json()).find((key) => !searchKeys.has(key))
+    if (unknown !== undefined) {
+      const reason = `Unknown key for a START_OBJECT in [${unknown}].`
+      return { status: 400, body: errorBody(400, "parsing_exception", reason, { line: 1, col: 2 + unknown.length + 3 }) }
+    }
+    const hits = listed
+      .filter(({ record }) => isDocument(record))
+      .map(({ name, id, record }) => ({
+        _index: name,
+        _type: "_doc",
+        _id: id,
+        _score: 1,
+        ...(record.routing === undefined ? {} : { _routing: record.routing }),
+        _source: record.source
+      }))
+    return {
+      status: 200,
+      body: {
+        took: 2,
+        timed_out: false,
+        _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+        hits: { total: { value: hits.length, relation: "eq" }, max_score: hits.length === 0 ? null : 1, hits }
+      }
+    }
+  }
+  return { status: 400, body: { error: `no handler found for uri [${request.path}] and method [${request.method}]` } }
+}
+
+const unauthenticated = (path: string) =>
+  errorBody(401, "security_exception", `missing authentication credentials for REST request [${path}]`, {
+    header: { "WWW-Authenticate": 'Basic realm="security" charset="UTF-8"' }
+  })
+
+/** Starts a fake cluster on a loopback port; it closes with the scope. */
+export const fakeElasticsearch = Effect.acquireRelease(
+  Effect.async<{ fake: FakeElasticsearch; server: http.Server }>((resume) => {
+    const fake: FakeElasticsearch = { url: "", requests: [], indices: new Map(), hang: false, refuse: new Map(), credentials: undefined }
+    const server = http.createServer((incoming, response) => {
+      const chunks: Array<Buffer> = []
+      incoming.on("data", (chunk: Buffer) => chunks.push(chunk))
+      incoming.on("end", () => {
+        const url = new URL(incoming.url ?? "/", "http://localhost")
+        const request = { method: incoming.method ?? "GET", path: url.pathname, query: url.searchParams, headers: incoming.headers, body: Buffer.concat(chunks).toString("utf8") }
+        fake.requests.push(request)
+        if (fake.hang) return
+        const expected = fake.credentials === undefined ? undefined : `Basic ${Buffer.from(fake.credentials).toString("base64")}`
+        const contentType = incoming.headers["content-type"] ?? ""
+        const { status, body } =
+          expected !== undefined && incoming.headers.authorization !== expected
+            ? { status: 401, body: unauthenticated(url.pathname) }
+            : contentType.includes("compatible-with=8")
+              ? // Elasticsearch 7 refuses the media types versioned for 8.
+                { status: 406, body: { error: `Content-Type header [${contentType}] is not supported`, status: 406 } }
+              : answer(fake, request)
+        response.writeHead(status, { "X-Elastic-Product": "Elasticsearch", "content-type": "application/json; charset=UTF-8" })
+        response.end(body === undefined || request.method === "HEAD" ? undefined : JSON.stringify(body))
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      resume(Effect.succeed({ fake, server }))
+    })
+  }),
+  ({ server }) =>
+    Effect.async<void>((resume) => {
+      server.closeAllConnections()
+      server.close(() => resume(Effect.void))
+    })
+).pipe(Effect.map(({ fake }) => fake))
