@@ -4,6 +4,8 @@ import { BuildInfo } from "./config/BuildInfo.ts"
 import { Settings, type SettingsShape } from "./config/Settings.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
+import { BatchSearches } from "./domain/batch-search/BatchSearches.ts"
+import { BatchSearchRepo } from "./domain/batch-search/BatchSearchRepo.ts"
 import { Documents } from "./domain/document/Documents.ts"
 import { DocumentMarks } from "./domain/document/DocumentMarks.ts"
 import { DocumentMarksRepo } from "./domain/document/DocumentMarksRepo.ts"
@@ -14,6 +16,7 @@ import { Notes } from "./domain/note/Notes.ts"
 import { ProjectRepo } from "./domain/project/ProjectRepo.ts"
 import { Projects } from "./domain/project/Projects.ts"
 import { Health } from "./domain/status/Health.ts"
+import { BatchSearchJobLive } from "./engine/kinds/BatchSearchJob.ts"
 import { ingestionKindsLayer } from "./engine/kinds/index.ts"
 import { engineLayer } from "./engine/Layer.ts"
 import { Extractor } from "./extract/Extractor.ts"
@@ -26,6 +29,7 @@ import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 import { RpcEndpoint } from "./rpc/Server.ts"
 import { elasticsearchLayers } from "./search/elasticsearch/Layer.ts"
 import { PostgresDocumentIndex } from "./search/postgres/PostgresDocumentIndex.ts"
+import { PostgresSearchBackend } from "./search/postgres/PostgresSearchBackend.ts"
 
 /** The database with every migration applied, for the server and for CLI commands alike. */
 export const migratedDatabase = (settings: SettingsShape) =>
@@ -45,7 +49,9 @@ const authenticatorLayer = (settings: SettingsShape) => {
  * The document index and the reads of the documents endpoints. PostgreSQL full-text search is the index when
  * elasticsearchAddress is unset. The Extractor serves both the index tasks and the sources of embedded documents.
  */
-const postgresDocumentsLayer = Documents.Default.pipe(Layer.provideMerge(Layer.merge(PostgresDocumentIndex, Extractor.Default)))
+const postgresDocumentsLayer = Documents.Default.pipe(
+  Layer.provideMerge(Layer.mergeAll(PostgresDocumentIndex, PostgresSearchBackend, Extractor.Default))
+)
 
 /** With elasticsearchAddress set, the cluster holds the index and answers the search proxy. */
 const elasticsearchDocumentsLayer = (address: string) =>
@@ -62,6 +68,12 @@ const organisationLayer = (documents: ReturnType<typeof documentsLayer>) =>
     UserHistory.Default.pipe(Layer.provide(HistoryRepo.Default))
   ).pipe(Layer.provideMerge(Projects.Default.pipe(Layer.provide(ProjectRepo.Default))), Layer.provide(documents))
 
+/** Batch searches and the task kind running them through the search backend. */
+const batchSearchLayer = Layer.mergeAll(BatchSearches.Default, BatchSearchJobLive).pipe(
+  Layer.provideMerge(BatchSearchRepo.Default),
+  Layer.provide(ProjectRepo.Default)
+)
+
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
   const documents = documentsLayer(settings)
@@ -70,6 +82,7 @@ export const quarryLayer = (settings: SettingsShape) => {
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
     Layer.provideMerge(ingestionKindsLayer),
+    Layer.provideMerge(batchSearchLayer),
     Layer.provideMerge(services),
     Layer.provideMerge(migratedDatabase(settings)),
     Layer.provideMerge(Layer.succeed(Settings, settings))

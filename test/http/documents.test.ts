@@ -4,36 +4,13 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it as plain, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { maskAllows, occurrences } from "../../src/domain/document/Content.ts"
-import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
-import { Extractor } from "../../src/extract/Extractor.ts"
-import { indexedDocuments } from "../../src/search/indexedDocuments.ts"
 import { attachmentBytes, generateCorpus, phrases } from "../fixtures/corpus.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+import { indexFiles, writeText } from "../helpers/indexing.ts"
 import { bodyJson, bodyText, request, TestServer, testServerLayer } from "../helpers/server.ts"
 import { addUser, basic } from "../helpers/users.ts"
 
 const local = "local-datashare"
-
-/** Extracts files of the test server's work folder and indexes them in `project` through the server's own index. */
-const indexFiles = (project: string, files: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const server = yield* TestServer
-    const documents = yield* Effect.forEach(files, (file) =>
-      Effect.flatMap(Extractor, (extractor) => extractor.extract(file, { project, ocr: false, maxContentLength: -1 })).pipe(
-        Effect.map(indexedDocuments),
-        Effect.provide(Extractor.Default),
-        Effect.orDie
-      )
-    )
-    yield* Effect.provide(Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, documents.flat())), server.context)
-    return documents.flat()
-  })
-
-const writeText = (name: string, text: string) =>
-  Effect.flatMap(TestServer, (server) => {
-    const file = path.join(server.workDir, name)
-    return Effect.as(Effect.promise(() => writeFile(file, text)), file)
-  })
 
 const runSql = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
   Effect.flatMap(TestServer, (server) => Effect.provide(Effect.flatMap(SqlClient.SqlClient, statement), server.context)).pipe(Effect.orDie)
