@@ -17,6 +17,7 @@ import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 import { RpcEndpoint } from "./rpc/Server.ts"
 import { PostgresDocumentIndex } from "./search/postgres/PostgresDocumentIndex.ts"
+import { PostgresSearchBackend } from "./search/postgres/PostgresSearchBackend.ts"
 
 /** The database with every migration applied, for the server and for CLI commands alike. */
 export const migratedDatabase = (settings: SettingsShape) =>
@@ -38,9 +39,12 @@ const authenticatorLayer = (settings: SettingsShape) => {
  */
 const documentsLayer = Documents.Default.pipe(Layer.provideMerge(PostgresDocumentIndex))
 
+/** What answers the search proxy: the embedded engine over the PostgreSQL document tables. */
+const searchBackendLayer = PostgresSearchBackend
+
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, searchBackendLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
