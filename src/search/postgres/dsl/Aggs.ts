@@ -141,12 +141,15 @@ const bucketRows = (sql: Sql, scope: Fragment, key: Fragment, lateral: Fragment,
       Effect.flatMap(metricValues(sql, metric, "r"), (values) => Effect.map(metricExpression(sql, metric, values), (expression) => sql`${expression} AS ${sql.literal(`m${index}`)}`))
     )
     const conditions = [scope, sql`${key} IS NOT NULL`, ...filters]
+    // Grouped in a subquery so that the ordering can use the bucket columns in expressions (a collation).
     return yield* sql<BucketRow>`
-      SELECT ${key} AS key, count(*)::int AS doc_count, (sum(count(*)) OVER ())::float8 AS total${metrics.length === 0 ? sql`` : sql`, ${sql.csv(metrics)}`}
-      FROM search_records r CROSS JOIN ${lateral}
-      WHERE ${sql.and(conditions)}
-      GROUP BY 1
-      ORDER BY ${sql.csv([...order, sql`1 ASC`])}
+      SELECT * FROM (
+        SELECT ${key} AS key, count(*)::int AS doc_count, (sum(count(*)) OVER ())::float8 AS total${metrics.length === 0 ? sql`` : sql`, ${sql.csv(metrics)}`}
+        FROM search_records r CROSS JOIN ${lateral}
+        WHERE ${sql.and(conditions)}
+        GROUP BY 1
+      ) buckets
+      ORDER BY ${sql.csv([...order, sql`key ASC`])}
       ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`
   })
 
