@@ -90,12 +90,18 @@ const metricValues = (sql: Sql, metric: MetricAgg, alias: string) =>
     const field = resolveField(sql, metric.field, alias)
     if ((field.kind === "keyword" || field.kind === "number") && field.array) return yield* unsupported(`${metric.kind} of the array field ${metric.field} inside a bucket`)
     if (field.kind === "tree") return yield* unsupported(`${metric.kind} of ${metric.field} inside a bucket`)
-    return yield* valuesOf(sql, field, metric.field)
+    return yield* checkNumeric(metric, yield* valuesOf(sql, field, metric.field))
   })
+
+/** sum, avg, min and max read numbers (dates and booleans count as numbers); cardinality and counts read anything. */
+const checkNumeric = (metric: MetricAgg, values: Values | undefined) =>
+  values !== undefined && values.kind === "string" && metric.kind !== "cardinality" && metric.kind !== "value_count"
+    ? Effect.fail(illegalArgument(`Field [${metric.field}] of type [keyword] is not supported for aggregation [${metric.kind}]`))
+    : Effect.succeed(values)
 
 const runMetric = (sql: Sql, scope: Fragment, metric: MetricAgg) =>
   Effect.gen(function* () {
-    const values = yield* valuesOf(sql, resolveField(sql, metric.field, "r"), metric.field)
+    const values = yield* checkNumeric(metric, yield* valuesOf(sql, resolveField(sql, metric.field, "r"), metric.field))
     if (values === undefined) return metricValue(metric, undefined, null)
     const value = values.kind === "boolean" ? sql`t.k::int` : sql`t.k`
     const aggregate = {
@@ -171,6 +177,9 @@ const runTerms = (sql: Sql, scope: Fragment, agg: TermsAgg) =>
     const values = yield* valuesOf(sql, resolveField(sql, agg.field, "r"), agg.field)
     const empty = { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [] }
     if (values === undefined) return empty
+    if (agg.missing !== undefined && values.kind !== "string" && (values.kind !== "number" || typeof agg.missing !== "number")) {
+      return yield* unsupported(`missing [${String(agg.missing)}] on the ${values.kind} field ${agg.field}`)
+    }
     const key = agg.missing === undefined ? sql`t.k` : sql`coalesce(t.k, ${values.kind === "string" ? String(agg.missing) : Number(agg.missing)})`
     const filters = [yield* keyFilter(sql, agg.include, key), yield* keyFilter(sql, agg.exclude, key)].flatMap((filter, index) =>
       filter === undefined ? [] : [index === 0 ? filter : sql`NOT (${filter})`]
