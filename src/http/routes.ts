@@ -3,6 +3,7 @@ import { apiKeyRoutes } from "./legacy/ApiKeyHttp.ts"
 import { authRoutes } from "./legacy/AuthHttp.ts"
 import { documentRoutes } from "./legacy/DocumentHttp.ts"
 import { documentMarksRoutes } from "./legacy/DocumentMarksHttp.ts"
+import { indexProxyRoutes } from "./legacy/IndexProxyHttp.ts"
 import { indexTaskRoutes } from "./legacy/IndexTaskHttp.ts"
 import { languagesRoutes } from "./legacy/LanguagesHttp.ts"
 import { noteRoutes } from "./legacy/NoteHttp.ts"
@@ -21,7 +22,7 @@ import type { Route } from "./Router.ts"
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()

@@ -14,6 +14,16 @@ import { filterSource } from "./dsl/Source.ts"
  * without its details.
  */
 
+/** PostgreSQL text cannot hold NUL, so a request carrying one (in a key or a value) is refused up front. */
+const hasNul = (value: unknown): boolean =>
+  typeof value === "string"
+    ? value.includes("\0")
+    : Array.isArray(value)
+      ? value.some(hasNul)
+      : typeof value === "object" && value !== null
+        ? Object.entries(value).some(([key, child]) => key.includes("\0") || hasNul(child))
+        : false
+
 const ok = (body: unknown, status = 200): BackendResponse => ({ status, body })
 
 const mappingType = (field: Field) => {
@@ -41,7 +51,8 @@ const bodyOf = (request: BackendRequest) =>
     if (request.body !== undefined) return request.body
     const source = request.query.get("source")
     if (source === null) return undefined
-    return yield* Effect.try({ try: (): unknown => JSON.parse(source), catch: () => parsingError("the source parameter is not valid JSON") })
+    const body = yield* Effect.try({ try: (): unknown => JSON.parse(source), catch: () => parsingError("the source parameter is not valid JSON") })
+    return hasNul(body) ? yield* illegalArgument("NUL characters are not supported by embedded engine") : body
   })
 
 export const PostgresSearchBackend = Layer.effect(
@@ -153,7 +164,11 @@ export const PostgresSearchBackend = Layer.effect(
       })
 
     const handle = (request: BackendRequest) =>
-      route(request).pipe(
+      Effect.suspend(() =>
+        hasNul(request.body) || [...request.query.values()].some((value) => value.includes("\0")) || request.path.includes("\0")
+          ? Effect.fail(illegalArgument("NUL characters are not supported by embedded engine"))
+          : route(request)
+      ).pipe(
         Effect.catchTags({
           SearchRequestError: (error) => Effect.succeed(ok(errorBody(error), error.status)),
           SqlError: (error) =>
@@ -162,6 +177,12 @@ export const PostgresSearchBackend = Layer.effect(
               ok(errorBody(new SearchRequestError({ esType: "search_phase_execution_exception", reason: "all shards failed", status: 500 })), 500)
             )
         }),
+        Effect.catchAllDefect((defect) =>
+          Effect.as(
+            Effect.logError("search backend: unexpected failure", defect),
+            ok(errorBody(new SearchRequestError({ esType: "search_phase_execution_exception", reason: "all shards failed", status: 500 })), 500)
+          )
+        ),
         Effect.withSpan("SearchBackend.handle", { attributes: { path: request.path } })
       )
 

@@ -1,4 +1,4 @@
-import type { SqlError, Statement } from "@effect/sql"
+import type { Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { Aggregation, BucketChildren, BucketOrder, DateHistogramAgg, MetricAgg, TermsAgg } from "./Ast.ts"
 import { bucketStart, checkFormat, formatDate, nextBucket, parseFormatted } from "./DateFormat.ts"
@@ -7,7 +7,8 @@ import { type Field, resolveField } from "./Fields.ts"
 import { translateRegexp } from "./Patterns.ts"
 
 /**
- * Aggregations over the records a query matched: one SQL statement per aggregation, grouping in the database;
+ * Aggregations over the records a query matched, read from `matched` (the search materialises them once): each
+ * aggregation is one subquery of the same statement, grouping in the database and answering its buckets as JSON;
  * bucket_sort and empty histogram buckets are applied to the ordered buckets here.
  */
 
@@ -90,13 +91,27 @@ const metricValues = (sql: Sql, metric: MetricAgg, alias: string) =>
     const field = resolveField(sql, metric.field, alias)
     if ((field.kind === "keyword" || field.kind === "number") && field.array) return yield* unsupported(`${metric.kind} of the array field ${metric.field} inside a bucket`)
     if (field.kind === "tree") return yield* unsupported(`${metric.kind} of ${metric.field} inside a bucket`)
-    return yield* valuesOf(sql, field, metric.field)
+    return yield* checkNumeric(metric, yield* valuesOf(sql, field, metric.field))
   })
 
-const runMetric = (sql: Sql, scope: Fragment, metric: MetricAgg) =>
+/** sum, avg, min and max read numbers (dates and booleans count as numbers); cardinality and counts read anything. */
+const checkNumeric = (metric: MetricAgg, values: Values | undefined) =>
+  values !== undefined && values.kind === "string" && metric.kind !== "cardinality" && metric.kind !== "value_count"
+    ? Effect.fail(illegalArgument(`Field [${metric.field}] of type [keyword] is not supported for aggregation [${metric.kind}]`))
+    : Effect.succeed(values)
+
+/** One aggregation: its subquery over `matched`, and how its value becomes the ES response. */
+export interface AggregationPart {
+  readonly select: Fragment
+  readonly finish: (value: unknown) => Effect.Effect<unknown, SearchRequestError>
+}
+
+const constantPart = (sql: Sql, value: unknown): AggregationPart => ({ select: sql.literal("NULL"), finish: () => Effect.succeed(value) })
+
+const metricPart = (sql: Sql, metric: MetricAgg) =>
   Effect.gen(function* () {
-    const values = yield* valuesOf(sql, resolveField(sql, metric.field, "r"), metric.field)
-    if (values === undefined) return metricValue(metric, undefined, null)
+    const values = yield* checkNumeric(metric, yield* valuesOf(sql, resolveField(sql, metric.field, "r"), metric.field))
+    if (values === undefined) return constantPart(sql, metricValue(metric, undefined, null))
     const value = values.kind === "boolean" ? sql`t.k::int` : sql`t.k`
     const aggregate = {
       sum: sql`coalesce(sum(${value}), 0)::float8`,
@@ -106,8 +121,10 @@ const runMetric = (sql: Sql, scope: Fragment, metric: MetricAgg) =>
       cardinality: sql`count(DISTINCT ${value})::int`,
       value_count: sql`count(${value})::int`
     }[metric.kind]
-    const rows = yield* sql<{ value: unknown }>`SELECT ${aggregate} AS value FROM search_records r CROSS JOIN ${values.lateral} WHERE ${scope}`
-    return metricValue(metric, values.kind, rows[0]?.value)
+    return {
+      select: sql`(SELECT ${aggregate} FROM matched r CROSS JOIN ${values.lateral})`,
+      finish: (value) => Effect.succeed(metricValue(metric, values.kind, value))
+    } satisfies AggregationPart
   })
 
 interface BucketRow {
@@ -135,20 +152,25 @@ const keyFilter = (sql: Sql, pattern: string | ReadonlyArray<string> | undefined
   })
 
 /** Rows of buckets: key, doc_count, the metrics m0…, and the total of all buckets' counts. */
-const bucketRows = (sql: Sql, scope: Fragment, key: Fragment, lateral: Fragment, children: BucketChildren, filters: ReadonlyArray<Fragment>, order: ReadonlyArray<Fragment>, limit: number | undefined) =>
+/** Buckets as a JSON array of rows: key, doc_count, the metrics m0…, and the total of all buckets' counts. */
+const bucketSelect = (sql: Sql, key: Fragment, lateral: Fragment, children: BucketChildren, filters: ReadonlyArray<Fragment>, order: ReadonlyArray<Fragment>, limit: number | undefined) =>
   Effect.gen(function* () {
     const metrics = yield* Effect.forEach(children.metrics, ([, metric], index) =>
       Effect.flatMap(metricValues(sql, metric, "r"), (values) => Effect.map(metricExpression(sql, metric, values), (expression) => sql`${expression} AS ${sql.literal(`m${index}`)}`))
     )
-    const conditions = [scope, sql`${key} IS NOT NULL`, ...filters]
-    return yield* sql<BucketRow>`
-      SELECT ${key} AS key, count(*)::int AS doc_count, (sum(count(*)) OVER ())::float8 AS total${metrics.length === 0 ? sql`` : sql`, ${sql.csv(metrics)}`}
-      FROM search_records r CROSS JOIN ${lateral}
-      WHERE ${sql.and(conditions)}
-      GROUP BY 1
-      ORDER BY ${sql.csv([...order, sql`1 ASC`])}
-      ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`
+    const conditions = [sql`${key} IS NOT NULL`, ...filters]
+    // Grouped in a subquery so that the ordering can use the bucket columns in expressions (a collation).
+    return sql`(SELECT coalesce(json_agg(p ORDER BY p.ord), '[]'::json) FROM (
+      SELECT buckets.*, row_number() OVER (ORDER BY ${sql.csv([...order, sql`key ASC`])}) AS ord FROM (
+        SELECT ${key} AS key, count(*)::int AS doc_count, (sum(count(*)) OVER ())::float8 AS total${metrics.length === 0 ? sql`` : sql`, ${sql.csv(metrics)}`}
+        FROM matched r CROSS JOIN ${lateral}
+        WHERE ${sql.and(conditions)}
+        GROUP BY 1
+      ) buckets
+    ) p${limit === undefined ? sql`` : sql` WHERE p.ord <= ${limit}`})`
   })
+
+const rowsOf = (value: unknown): ReadonlyArray<BucketRow> => (Array.isArray(value) ? (value as ReadonlyArray<BucketRow>) : [])
 
 const childrenOf = (row: BucketRow, children: BucketChildren) =>
   Object.fromEntries(children.metrics.map(([name, metric], index) => [name, metricValue(metric, undefined, row[`m${index}`])]))
@@ -163,29 +185,35 @@ const keyOf = (kind: ValueKind, raw: unknown) => {
   return { key: String(raw) }
 }
 
-const runTerms = (sql: Sql, scope: Fragment, agg: TermsAgg) =>
+const termsPart = (sql: Sql, agg: TermsAgg) =>
   Effect.gen(function* () {
     const values = yield* valuesOf(sql, resolveField(sql, agg.field, "r"), agg.field)
     const empty = { doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [] }
-    if (values === undefined) return empty
+    if (values === undefined) return constantPart(sql, empty)
+    if (agg.missing !== undefined && values.kind !== "string" && (values.kind !== "number" || typeof agg.missing !== "number")) {
+      return yield* unsupported(`missing [${String(agg.missing)}] on the ${values.kind} field ${agg.field}`)
+    }
     const key = agg.missing === undefined ? sql`t.k` : sql`coalesce(t.k, ${values.kind === "string" ? String(agg.missing) : Number(agg.missing)})`
     const filters = [yield* keyFilter(sql, agg.include, key), yield* keyFilter(sql, agg.exclude, key)].flatMap((filter, index) =>
       filter === undefined ? [] : [index === 0 ? filter : sql`NOT (${filter})`]
     )
     const order = yield* orderBy(sql, agg.order, agg, values.kind === "string")
-    const rows = yield* bucketRows(sql, scope, key, values.lateral, agg, filters, order, agg.size)
-    const shown = rows.reduce((total, row) => total + row.doc_count, 0)
-    const buckets = rows.map((row) => ({ ...keyOf(values.kind, row.key), doc_count: row.doc_count, ...childrenOf(row, agg) }))
-    return { doc_count_error_upper_bound: 0, sum_other_doc_count: (rows[0]?.total ?? 0) - shown, buckets: cut(buckets, agg) }
+    const finish = (value: unknown) => {
+      const rows = rowsOf(value)
+      const shown = rows.reduce((total, row) => total + row.doc_count, 0)
+      const buckets = rows.map((row) => ({ ...keyOf(values.kind, row.key), doc_count: row.doc_count, ...childrenOf(row, agg) }))
+      return Effect.succeed({ doc_count_error_upper_bound: 0, sum_other_doc_count: (rows[0]?.total ?? 0) - shown, buckets: cut(buckets, agg) })
+    }
+    return { select: yield* bucketSelect(sql, key, values.lateral, agg, filters, order, agg.size), finish } satisfies AggregationPart
   })
 
-const runDateHistogram = (sql: Sql, scope: Fragment, agg: DateHistogramAgg) =>
+const dateHistogramPart = (sql: Sql, agg: DateHistogramAgg) =>
   Effect.gen(function* () {
     if (agg.format !== undefined) yield* checkFormat(agg.format)
     const field = resolveField(sql, agg.field, "r")
     if (field.kind !== "date" && field.kind !== "unknown") return yield* illegalArgument(`Field [${agg.field}] of type [${field.kind}] is not supported for aggregation [date_histogram]`)
     const missing = agg.missing === undefined ? undefined : bucketStart(yield* parseFormatted(agg.missing, agg.format), agg.interval)
-    if (field.kind === "unknown" && missing === undefined) return { buckets: [] }
+    if (field.kind === "unknown" && missing === undefined) return constantPart(sql, { buckets: [] })
     const column = field.kind === "date" ? field.column : sql.literal("NULL::timestamptz")
     const start = agg.interval._tag === "Fixed"
       ? sql`floor(extract(epoch FROM ${column}) * 1000 / ${agg.interval.millis}) * ${agg.interval.millis}`
@@ -193,16 +221,20 @@ const runDateHistogram = (sql: Sql, scope: Fragment, agg: DateHistogramAgg) =>
     const key = missing === undefined ? sql`(${start})::float8` : sql`coalesce((${start})::float8, ${missing}::float8)`
     // Checked like a terms order; histogram buckets are ordered here, after empty ones are added.
     yield* orderBy(sql, agg.order, agg, false)
-    const rows = yield* bucketRows(sql, scope, key, sql`LATERAL (SELECT 1) t`, agg, [], [sql`key ASC`], undefined)
-    const counted = new Map(rows.map((row) => [Number(row.key), row]))
-    const keys = agg.minDocCount === 0 && rows.length > 0 ? yield* allBuckets(rows.map((row) => Number(row.key)), agg) : [...counted.keys()]
-    const buckets = keys.flatMap((millis) => {
-      const row = counted.get(millis)
-      const count = row?.doc_count ?? 0
-      if (count < Math.max(agg.minDocCount, 0)) return []
-      return [{ key_as_string: formatDate(millis, agg.format), key: millis, doc_count: count, ...(row === undefined ? emptyMetrics(agg) : childrenOf(row, agg)) }]
-    })
-    return { buckets: cut(sortBuckets(buckets, agg.order), agg) }
+    const finish = (value: unknown) =>
+      Effect.gen(function* () {
+        const rows = rowsOf(value)
+        const counted = new Map(rows.map((row) => [Number(row.key), row]))
+        const keys = agg.minDocCount === 0 && rows.length > 0 ? yield* allBuckets(rows.map((row) => Number(row.key)), agg) : [...counted.keys()]
+        const buckets = keys.flatMap((millis) => {
+          const row = counted.get(millis)
+          const count = row?.doc_count ?? 0
+          if (count < Math.max(agg.minDocCount, 0)) return []
+          return [{ key_as_string: formatDate(millis, agg.format), key: millis, doc_count: count, ...(row === undefined ? emptyMetrics(agg) : childrenOf(row, agg)) }]
+        })
+        return { buckets: cut(sortBuckets(buckets, agg.order), agg) }
+      })
+    return { select: yield* bucketSelect(sql, key, sql`LATERAL (SELECT 1) t`, agg, [], [sql`key ASC`], undefined), finish } satisfies AggregationPart
   })
 
 /** Every bucket between the first and the last, empty ones included (min_doc_count 0). */
@@ -234,11 +266,8 @@ const sortBuckets = (buckets: ReadonlyArray<Bucket>, order: BucketOrder) =>
     return a.key - b.key
   })
 
-export const runAggregations = (sql: Sql, scope: Fragment, aggregations: ReadonlyArray<readonly [string, Aggregation]>): Effect.Effect<Record<string, unknown>, SearchRequestError | SqlError.SqlError> =>
-  Effect.map(
-    Effect.forEach(aggregations, ([name, agg]) => {
-      const result: Effect.Effect<unknown, SearchRequestError | SqlError.SqlError> = agg._tag === "Metric" ? runMetric(sql, scope, agg) : agg._tag === "Terms" ? runTerms(sql, scope, agg) : runDateHistogram(sql, scope, agg)
-      return Effect.map(result, (value) => [name, value] as const)
-    }),
-    Object.fromEntries
-  )
+export const aggregationParts = (sql: Sql, aggregations: ReadonlyArray<readonly [string, Aggregation]>) =>
+  Effect.forEach(aggregations, ([name, agg]) => {
+    const part: Effect.Effect<AggregationPart, SearchRequestError> = agg._tag === "Metric" ? metricPart(sql, agg) : agg._tag === "Terms" ? termsPart(sql, agg) : dateHistogramPart(sql, agg)
+    return Effect.map(part, (built) => [name, built] as const)
+  })

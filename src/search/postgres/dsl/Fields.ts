@@ -24,25 +24,14 @@ export type Field =
 
 const lowercase = (text: string) => text.toLowerCase()
 
-/** `index.query.default_field` of the reference: where `query_string` looks without `fields`. */
-export const defaultFields: ReadonlyArray<string> = [
-  "content",
-  "content_translated.content",
-  "mentionNorm",
-  "metadata.tika_metadata_author",
-  "metadata.tika_metadata_creator",
-  "metadata.tika_metadata_dc_creator",
-  "metadata.tika_metadata_dc_title",
-  "metadata.tika_metadata_message_from",
-  "metadata.tika_metadata_message_to",
-  "metadata.tika_metadata_meta_author",
-  "metadata.tika_metadata_subject",
-  "metadata.tika_metadata_title",
-  "metadata.tika_metadata_resourcename",
-  "path",
-  "path.parts",
-  "tags"
-]
+/**
+ * Where `query_string` looks without `fields`: the reference's `index.query.default_field` (content, its
+ * translations, mentionNorm, ten `metadata.tika_metadata_*` properties, `path`, `path.parts`, `tags`). The
+ * metadata properties, the path parts and the tags are searched together through `_default_text`, one indexed
+ * tsvector of their words, so a word found in one of them matches (where ES matches each field on its own, which
+ * only differs for several words required together across two of these fields).
+ */
+export const defaultFields: ReadonlyArray<string> = ["content", "_default_text", "path", "mentionNorm"]
 
 /** Dynamic metadata strings the reference maps as dates (date detection on Tika's date properties). */
 const isDateMetadata = (key: string) => /(created|modified|date|saved|printed|iso8601)/.test(key)
@@ -83,6 +72,8 @@ export const resolveField = (sql: Sql, name: string, alias: string): Field => {
       return { kind: "tree", column: column("dirname_tree") }
     case "content":
       return { kind: "text", name, tsvector: column("content_tsv"), source: column("content"), normalize: fold }
+    case "_default_text":
+      return { kind: "text", name, tsvector: column("metadata_tsv"), source: column("metadata_tsv"), normalize: lowercase }
     case "contentType":
       return keyword("content_type")
     case "contentTypeCategory":

@@ -26,13 +26,22 @@ const anyValue = (sql: Sql, column: Fragment, array: boolean, predicate: (value:
 
 const parseFailure = (reason: string) => new SearchRequestError({ esType: "parse_exception", reason, status: 400 })
 
-/** Values of a numeric field; a value with a decimal part never equals an integer field's value. */
-const numbers = (values: ReadonlyArray<Scalar>, integer: boolean) =>
+const int32 = 2 ** 31
+
+/**
+ * Values of a numeric field; a value with a decimal part, or out of the column's range, never equals a stored one.
+ * `integer` fields are 32-bit, the others 64-bit (kept to what a double holds exactly).
+ */
+const numbers = (values: ReadonlyArray<Scalar>, integer: boolean | "any") =>
   Effect.forEach(values, (value) => {
     const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN
     if (!Number.isFinite(number)) return Effect.fail(queryShardError(`failed to create query: For input string: "${String(value)}"`))
     return Effect.succeed(number)
-  }).pipe(Effect.map((list) => list.filter((number) => (integer ? Number.isSafeInteger(number) : Math.abs(number) < 1e300))))
+  }).pipe(
+    Effect.map((list) =>
+      list.filter((number) => (integer === "any" ? Math.abs(number) < 1e300 : Number.isSafeInteger(number) && (!integer || (number >= -int32 && number < int32))))
+    )
+  )
 
 const dates = (values: ReadonlyArray<Scalar>) =>
   Effect.forEach(values, (value) => {
@@ -61,7 +70,7 @@ export const termsCondition = (sql: Sql, field: Field, values: ReadonlyArray<Sca
         return constant(sql, field.ignoreAbove === undefined ? where : sql`(${where} AND length(${field.column}) <= ${field.ignoreAbove})`)
       }
       case "number": {
-        const list = yield* numbers(values, true)
+        const list = yield* numbers(values, field.integer)
         if (list.length === 0) return falseCondition(sql)
         return constant(sql, anyValue(sql, field.column, field.array, (column) => sql`${column} IN ${sql.in(list)}`))
       }
@@ -129,7 +138,7 @@ export const rangeCondition = (sql: Sql, field: Field, bounds: Bounds): Effect.E
       given.length === 0 ? sql`${column} IS NOT NULL` : sql`(${sql.and(given.map(([, operator], index) => sql`${column} ${operator} ${values[index]!}`))})`
     switch (field.kind) {
       case "number": {
-        const list = yield* numbers(given.map(([value]) => value), false)
+        const list = yield* numbers(given.map(([value]) => value), "any")
         if (list.length < given.length) return falseCondition(sql)
         return constant(sql, anyValue(sql, field.column, field.array, (column) => combine(column, list.map((value) => sql`${value}::float8`))))
       }

@@ -136,7 +136,7 @@ const parseSort = (value: unknown) =>
 const nonNegativeInt = (value: unknown, what: string) =>
   Effect.gen(function* () {
     const number = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value
-    if (typeof number !== "number" || !Number.isInteger(number)) return yield* parsingError(`[${what}] must be an integer`)
+    if (typeof number !== "number" || !Number.isInteger(number) || number >= 2 ** 31) return yield* parsingError(`[${what}] must be an integer`)
     if (number < 0) return yield* illegalArgument(`[${what}] parameter cannot be negative, found [${number}]`)
     return number
   })

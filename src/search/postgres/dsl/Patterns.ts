@@ -82,12 +82,20 @@ export const translateRegexp = (pattern: string) =>
       i++
     }
     if (depth !== 0) return yield* illegalArgument(`invalid regular expression [${pattern}]: unbalanced parenthesis`)
+    if (repetitionStates(out) > maxRepetitionStates) {
+      return yield* new SearchRequestError({ esType: "too_complex_to_determinize_exception", reason: `regular expression [${pattern}] is too complex`, status: 400 })
+    }
     const anchored = `^(?:${out})$`
     // The translation is also valid for JavaScript's engine, which catches what slipped through before SQL sees it.
     const valid = yield* Effect.try(() => new RegExp(anchored)).pipe(Effect.option)
     if (valid._tag === "None") return yield* illegalArgument(`invalid regular expression [${pattern}]`)
     return anchored
   })
+
+/** Counted repetitions multiply the states of a compiled expression; their product is kept small. */
+const maxRepetitionStates = 1_000
+const repetitionStates = (translated: string) =>
+  [...translated.matchAll(/\{(\d+)(?:,(\d*))?\}/g)].reduce((product, match) => product * Math.max(1, Number(match[2] || match[1])), 1)
 
 const classEnd = (pattern: string, start: number) => {
   for (let i = start + 1; i < pattern.length; i++) {
@@ -166,7 +174,11 @@ export const parseDate = (value: string | number | boolean, now = Date.now()): D
   return validDate(new Date(iso))
 }
 
-const validDate = (date: Date) => (Number.isNaN(date.getTime()) || Math.abs(date.getTime()) > 8.64e15 ? undefined : date)
+/** Years 1 to 9999: what ISO-8601 writes with four digits and PostgreSQL reads back. */
+const validDate = (date: Date) => {
+  const year = date.getUTCFullYear()
+  return Number.isNaN(date.getTime()) || year < 1 || year > 9999 ? undefined : date
+}
 
 const dateMath = (expression: string, anchor: Date): Date | undefined => {
   let time = anchor.getTime()

@@ -133,24 +133,14 @@ const tokenize = (input: string, fail: (reason: string) => SearchRequestError) =
       if (c === ":" || c === "^" || c === "~" || c === "]" || c === "}") return yield* fail(`unexpected [${c}] at position ${i}`)
       let raw = ""
       let text = ""
-      while (i < input.length && !special.has(input[i]!)) {
-        raw += input[i]
-        text += input[i]
-        i++
+      while (i < input.length && (!special.has(input[i]!) || input[i] === "\\")) {
         // An escaped character belongs to the word whatever it is.
         if (input[i] === "\\") {
           if (i + 1 >= input.length) return yield* fail("dangling escape at the end of the query")
           raw += input.slice(i, i + 2)
           text += input[i + 1]
           i += 2
-        }
-      }
-      if (raw === "" && input[i] === "\\") {
-        if (i + 1 >= input.length) return yield* fail("dangling escape at the end of the query")
-        raw = input.slice(i, i + 2)
-        text = input[i + 1]!
-        i += 2
-        while (i < input.length && !special.has(input[i]!)) {
+        } else {
           raw += input[i]
           text += input[i]
           i++

@@ -44,7 +44,7 @@ export const recordColumns = (sql: Statement.Constructor, alias: string, withCon
   sql.literal(
     [
       "project", "id", "type", "routing", "routed", `join_parent AS "joinParent"`, "path", "dirname",
-      withContent ? "content" : "NULL::text AS content", `content_type AS "contentType"`,
+      "content", `content_type AS "contentType"`,
       `content_type_category AS "contentTypeCategory"`, `content_length::float8 AS "contentLength"`,
       `content_text_length::float8 AS "contentTextLength"`, `content_encoding AS "contentEncoding"`, "language",
       "metadata", `extraction_date AS "extractionDate"`, `extraction_level AS "extractionLevel"`, "tags",
@@ -53,7 +53,7 @@ export const recordColumns = (sql: Statement.Constructor, alias: string, withCon
       "category", `offsets::float8[] AS offsets`, "extractor", `extractor_language AS "extractorLanguage"`,
       `is_hidden AS "isHidden"`, `parts_of_speech AS "partsOfSpeech"`, `document_id AS "documentId"`
     ]
-      .map((column) => `${alias}.${column}`)
+      .map((column) => (column === "content" && !withContent ? "NULL::text AS content" : `${alias}.${column}`))
       .join(", ")
   )
 

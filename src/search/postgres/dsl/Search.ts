@@ -1,7 +1,7 @@
 import type { SqlError, Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { Query, SearchRequest } from "./Ast.ts"
-import { runAggregations } from "./Aggs.ts"
+import { type AggregationPart, aggregationParts } from "./Aggs.ts"
 import { compileQuery } from "./Compile.ts"
 import type { SearchRequestError } from "./Errors.ts"
 import { highlightText } from "./Highlight.ts"
@@ -19,16 +19,48 @@ interface HitRow extends RecordRow {
   readonly [sortValue: `s${number}`]: unknown
 }
 
-const totalOf = (sql: Sql, scope: Fragment, track: boolean | number) =>
+/** Columns aggregations read; the matched records are materialised with these only (no text, no tsvector). */
+const matchedColumns = [
+  "project", "id", "type", "routing", "routed", "join_parent", "path", "dirname", "dirname_tree", "content_type",
+  "content_type_category", "content_length", "content_text_length", "content_encoding", "language", "metadata",
+  "extraction_date", "extraction_level", "tags", "ner_tags", "status", "parent_document", "root_document", "title",
+  "mention", "mention_norm", "mention_norm_text_length", "category", "offsets", "extractor", "extractor_language",
+  "is_hidden", "parts_of_speech", "document_id"
+]
+  .map((name) => `r.${name}`)
+  .join(", ")
+
+const totalValue = (track: boolean | number, count: number | null) => {
+  if (track === false || count === null) return undefined
+  return track !== true && count > track ? { value: track, relation: "gte" } : { value: count, relation: "eq" }
+}
+
+/** The count of a search, capped at `track_total_hits` when it is a number. */
+const totalCount = (sql: Sql, source: Fragment, track: boolean | number) =>
+  track === false
+    ? sql.literal("NULL::int")
+    : track === true
+      ? sql`(SELECT count(*)::int FROM ${source})`
+      : sql`(SELECT count(*)::int FROM (SELECT 1 FROM ${source} LIMIT ${track + 1}) t)`
+
+/**
+ * The total and the aggregations in one statement: the matched records are read once into `matched`, which
+ * the count and every aggregation then scan. Without aggregations the count reads the records directly.
+ */
+const totalAndAggregations = (sql: Sql, scope: Fragment, track: boolean | number, parts: ReadonlyArray<readonly [string, AggregationPart]>) =>
   Effect.gen(function* () {
-    if (track === false) return undefined
-    if (track === true) {
-      const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM search_records r WHERE ${scope}`
-      return { value: rows[0]?.count ?? 0, relation: "eq" }
+    if (parts.length === 0) {
+      if (track === false) return { total: undefined, aggregations: {} }
+      const rows = yield* sql<{ total: number }>`SELECT ${totalCount(sql, sql`search_records r WHERE ${scope}`, track)} AS total`
+      return { total: totalValue(track, rows[0]?.total ?? 0), aggregations: {} }
     }
-    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM (SELECT 1 FROM search_records r WHERE ${scope} LIMIT ${track + 1}) t`
-    const count = rows[0]?.count ?? 0
-    return count > track ? { value: track, relation: "gte" } : { value: count, relation: "eq" }
+    const selects = parts.map(([, part], index) => sql`${part.select} AS ${sql.literal(`a${index}`)}`)
+    const rows = yield* sql<Record<string, unknown>>`
+      WITH matched AS MATERIALIZED (SELECT ${sql.literal(matchedColumns)} FROM search_records r WHERE ${scope})
+      SELECT ${totalCount(sql, sql`matched`, track)} AS total, ${sql.csv(selects)}`
+    const row = rows[0] ?? {}
+    const aggregations = yield* Effect.forEach(parts, ([name, part], index) => Effect.map(part.finish(row[`a${index}`]), (value) => [name, value] as const))
+    return { total: totalValue(track, typeof row.total === "number" ? row.total : null), aggregations: Object.fromEntries(aggregations) }
   })
 
 /** The WHERE of a search: its indices and its query, over records aliased `r`. */
@@ -59,11 +91,8 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
           WHERE ${scope.where}
           ORDER BY ${sql.csv([...ordered.map((key) => sql`${key.expression!} ${key.order}`), sql`r.project COLLATE "C"`, sql`r.id COLLATE "C"`, sql`r.path COLLATE "C"`])}
           LIMIT ${request.size} OFFSET ${request.from}`
-    const [total, rows, aggregations] = yield* Effect.all([
-      totalOf(sql, scope.where, request.trackTotalHits),
-      hitsQuery,
-      runAggregations(sql, scope.where, request.aggregations)
-    ])
+    const parts = yield* aggregationParts(sql, request.aggregations)
+    const [{ total, aggregations }, rows] = yield* Effect.all([totalAndAggregations(sql, scope.where, request.trackTotalHits, parts), hitsQuery])
     const hits = rows.map((row) => {
       const source = sourceOf(row)
       const highlight = Object.fromEntries(

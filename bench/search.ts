@@ -1,0 +1,154 @@
+/**
+ * `npm run bench -- search`: p50/p99 latency and requests per second of a typical client search (the main result
+ * list's body: query_string + filters + 3 facet aggregations + highlight, size 25) at concurrency 16, over a
+ * generated corpus of BENCH_SEARCH_DOCUMENTS (default 100 000) documents, on the embedded database and on the
+ * PostgreSQL server. The baseline, measured in the same run on the same database, replays the very SQL statements
+ * the engine issued for each body straight through the client: what the database costs alone. The ratio is our
+ * requests per second over the baseline's on the server (higher is better; 1 would mean no engine overhead).
+ * Query terms range from rare to present in most documents, as users type them.
+ */
+import { SqlClient, Statement } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { PostgresSearchBackend } from "../src/search/postgres/PostgresSearchBackend.ts"
+import { SearchBackend } from "../src/search/SearchBackend.ts"
+import { testDatabase } from "../test/engine/helpers.ts"
+import { type DatabaseKind, postgresAvailable } from "../test/helpers/databases.ts"
+import { report } from "./report.ts"
+
+const documentCount = Number(process.env.BENCH_SEARCH_DOCUMENTS ?? 100_000)
+const concurrency = 16
+const project = "bench"
+/** Words a document is made of: `term1` … `term2000`, drawn so that low numbers are frequent (Zipf-like). */
+const vocabulary = 2_000
+const wordsPerDocument = 60
+
+/** Documents match: term12 ≈ half, term50 ≈ 15 %, term200/term300 a few %, term1500 < 1 %. */
+const userQueries = ["term50", "term200 term300", "term12", "term1500", '"term3 term4"', "term7 AND term90"]
+
+const searchBody = (query: string) => ({
+  from: 0,
+  size: 25,
+  sort: [{ _score: { order: "desc" } }, { path: { order: "asc" } }],
+  _source: { includes: ["*"], excludes: ["content", "content_translated"] },
+  highlight: { max_analyzed_offset: 999999, fields: { content: { fragment_size: 280, number_of_fragments: 2, pre_tags: ["<mark>"], post_tags: ["</mark>"] } } },
+  track_total_hits: true,
+  query: {
+    bool: {
+      filter: { bool: { must: [{ terms: { contentType: ["application/pdf", "text/plain", "message/rfc822"] } }, { range: { extractionDate: { gte: "2021-03-01T00:00:00.000Z" } } }] } },
+      must: [{ match_all: {} }, { bool: { should: [{ query_string: { query, default_operator: "OR" } }] } }, { match: { type: "Document" } }]
+    }
+  },
+  aggs: {
+    contentType: { terms: { field: "contentType", size: 25, order: { _count: "desc" } }, aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } } },
+    language: { terms: { field: "language", size: 25, order: { _count: "desc" } }, aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } } },
+    tags: { terms: { field: "tags", size: 25, order: { _count: "desc" } }, aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } } }
+  }
+})
+
+/** The corpus in two statements: generate_series rows whose words are drawn in SQL, the tsvector built there too. */
+const generateCorpus = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`INSERT INTO document_indices (project) VALUES (${project}) ON CONFLICT DO NOTHING`
+  yield* sql`SELECT setseed(0.42)`
+  yield* sql`
+    INSERT INTO documents (project, id, root_id, parent_id, path, dirname, dirname_tree, content, content_type, content_length,
+      content_text_length, content_encoding, language, metadata, extraction_date, extraction_level, tags, ner_tags, status, content_tsv)
+    SELECT ${project}, 'doc-' || g, 'doc-' || g, NULL, dir || '/file-' || g || '.txt', dir,
+      ARRAY['/data', '/data/d' || (g % 20), dir], words, (ARRAY['application/pdf', 'text/plain', 'message/rfc822', 'text/html', 'application/msword'])[1 + g % 5],
+      1000 + (g * 37) % 100000, length(words), 'UTF-8', (ARRAY['ENGLISH', 'FRENCH', 'SPANISH', 'GERMAN'])[1 + (g / 7) % 4],
+      jsonb_build_object('tika_metadata_resourcename', 'file-' || g || '.txt'), timestamptz '2021-01-01' + (g % 1000) * interval '1 day', 0,
+      CASE g % 10 WHEN 0 THEN ARRAY['urgent'] WHEN 1 THEN ARRAY['Review', 'urgent'] WHEN 2 THEN ARRAY['archive'] ELSE '{}'::text[] END,
+      '{}', 'INDEXED', to_tsvector('simple', words)
+    FROM generate_series(1, ${documentCount}) AS g
+    CROSS JOIN LATERAL (SELECT '/data/d' || (g % 20) || '/s' || (g % 7) AS dir) AS d
+    CROSS JOIN LATERAL (
+      SELECT string_agg('term' || floor(power(${vocabulary}::float8, random()))::int, ' ') AS words
+      FROM generate_series(1, ${wordsPerDocument}) AS w WHERE g > 0
+    ) AS c`
+  yield* sql`ANALYZE documents`
+})
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!
+
+interface Run {
+  readonly p50: number
+  readonly p99: number
+  readonly requestsPerSecond: number
+}
+
+/** `total` requests, `concurrency` at a time, each timed. */
+const timed = <E, R>(total: number, request: (index: number) => Effect.Effect<unknown, E, R>) =>
+  Effect.gen(function* () {
+    const latencies: Array<number> = []
+    const started = performance.now()
+    yield* Effect.forEach(
+      Array.from({ length: total }, (_, index) => index),
+      (index) => {
+        const begin = performance.now()
+        return Effect.tap(request(index), () => Effect.sync(() => latencies.push(performance.now() - begin)))
+      },
+      { concurrency, discard: true }
+    )
+    const seconds = (performance.now() - started) / 1_000
+    latencies.sort((a, b) => a - b)
+    return { p50: Math.round(percentile(latencies, 50) * 10) / 10, p99: Math.round(percentile(latencies, 99) * 10) / 10, requestsPerSecond: Math.round((total / seconds) * 10) / 10 } satisfies Run
+  })
+
+/** The SQL statements (text and parameters) one search issues, recorded as it runs. */
+const recordStatements = (body: unknown) =>
+  Effect.gen(function* () {
+    const backend = yield* SearchBackend
+    const statements: Array<readonly [string, ReadonlyArray<unknown>]> = []
+    const response = yield* backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body }).pipe(
+      Statement.withTransformer((statement) => Effect.sync(() => {
+        statements.push(statement.compile())
+        return statement
+      }))
+    )
+    if (response.status !== 200) return yield* Effect.dieMessage(`bench search failed: ${JSON.stringify(response.body)}`)
+    return { statements, total: (response.body as { hits: { total: { value: number } } }).hits.total.value }
+  })
+
+const measure = (kind: DatabaseKind, requests: number) =>
+  Effect.gen(function* () {
+    const generationStarted = performance.now()
+    yield* generateCorpus
+    const generationSeconds = Math.round((performance.now() - generationStarted) / 100) / 10
+    const sql = yield* SqlClient.SqlClient
+    const backend = yield* SearchBackend
+    const bodies = userQueries.map(searchBody)
+    const recorded = yield* Effect.forEach(bodies, recordStatements)
+    const matches = Object.fromEntries(userQueries.map((query, index) => [query, recorded[index]!.total]))
+    // Warm-up: plans, caches and the JIT, on both paths.
+    yield* timed(concurrency * 2, (index) => backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: bodies[index % bodies.length] }))
+    const engine = yield* timed(requests, (index) => backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: bodies[index % bodies.length] }))
+    const baseline = yield* timed(requests, (index) =>
+      Effect.forEach(recorded[index % recorded.length]!.statements, ([text, parameters]) => sql.unsafe(text, parameters), { discard: true })
+    )
+    process.stdout.write(`${kind}: corpus of ${documentCount} generated in ${generationSeconds} s; matches ${JSON.stringify(matches)}\n`)
+    process.stdout.write(`${kind}: engine p50 ${engine.p50} ms p99 ${engine.p99} ms ${engine.requestsPerSecond} req/s; baseline SQL p50 ${baseline.p50} ms p99 ${baseline.p99} ms ${baseline.requestsPerSecond} req/s\n`)
+    return { engine, baseline }
+  }).pipe(Effect.provide(PostgresSearchBackend.pipe(Layer.provideMerge(testDatabase(kind)))), Effect.scoped)
+
+const ratio = (figures: { engine: Run; baseline: Run }) => Math.round((figures.engine.requestsPerSecond / figures.baseline.requestsPerSecond) * 100) / 100
+
+export const run = async () => {
+  const embedded = await Effect.runPromise(measure("pglite", Number(process.env.BENCH_SEARCH_REQUESTS_EMBEDDED ?? 96)))
+  const server = postgresAvailable ? await Effect.runPromise(measure("postgres", Number(process.env.BENCH_SEARCH_REQUESTS ?? 480))) : undefined
+  const figures = (prefix: string, run: { engine: Run; baseline: Run }) => ({
+    [`${prefix}P50Ms`]: run.engine.p50,
+    [`${prefix}P99Ms`]: run.engine.p99,
+    [`${prefix}RequestsPerSecond`]: run.engine.requestsPerSecond,
+    [`${prefix}BaselineP50Ms`]: run.baseline.p50,
+    [`${prefix}BaselineP99Ms`]: run.baseline.p99,
+    [`${prefix}BaselineRequestsPerSecond`]: run.baseline.requestsPerSecond,
+    [`${prefix}Ratio`]: ratio(run)
+  })
+  report("search", {
+    documents: documentCount,
+    concurrency,
+    ...figures("embedded", embedded),
+    ...(server === undefined ? { serverSkipped: "PostgreSQL server not reachable" } : figures("server", server)),
+    ratio: ratio(server ?? embedded)
+  })
+}

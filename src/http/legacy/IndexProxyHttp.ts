@@ -1,0 +1,111 @@
+import { Effect } from "effect"
+import { Settings } from "../../config/Settings.ts"
+import { DocumentIndex } from "../../search/DocumentIndex.ts"
+import { errorBody, parsingError } from "../../search/postgres/dsl/Errors.ts"
+import { type BackendRequest, SearchBackend } from "../../search/SearchBackend.ts"
+import { allowMethods, BadRequest, empty, Forbidden, HttpRequest, json, pathParam } from "../Http.ts"
+import { CurrentUser } from "../middleware/Auth.ts"
+import { route } from "../Router.ts"
+
+/**
+ * The search index proxy (seed "Search index proxy", legacy-api-reference §4.3): Elasticsearch requests under
+ * `/api/index/search/` checked against the caller's projects and answered by the SearchBackend, whose status and
+ * body are returned as they are; and `PUT /api/index/:index` creating a project's index.
+ */
+
+const tag = "index"
+const indexList = /^[-a-zA-Z0-9_]+(,[-a-zA-Z0-9_]+)*$/
+
+/** Paths that are not about given indices: always forwarded (the backend answers them). */
+const isIndexFree = (segments: ReadonlyArray<string>) =>
+  (segments[0] === "_search" && segments[1] === "scroll") || segments[0] === "_async_search"
+
+/**
+ * The reference's access rules: a path of at least two segments whose first one is an index list, every index
+ * one of the caller's projects in SERVER mode (LOCAL users may use every index), and a POST only to a search or a
+ * count. HEAD asks about an index alone, so one segment is enough there.
+ */
+const checkAccess = (path: string, method: BackendRequest["method"]) =>
+  Effect.gen(function* () {
+    const segments = path.split("/").filter((segment) => segment !== "")
+    if (isIndexFree(segments)) return
+    if ((method !== "HEAD" && segments.length < 2) || segments.length === 0) return yield* new BadRequest({ message: `Invalid path: '${path}'` })
+    if (!indexList.test(segments[0]!)) return yield* new BadRequest({ message: `Invalid path: '${path}'` })
+    const settings = yield* Settings
+    if (settings.mode === "SERVER") {
+      const granted = new Set(yield* (yield* CurrentUser).grantedProjects)
+      const refused = segments[0]!.split(",").find((index) => !granted.has(index))
+      if (refused !== undefined) return yield* new Forbidden({ message: `You don't have access to the index '${refused}'` })
+    }
+    const searchOrCount = ["_search", "_count", "_async_search"].includes(segments[1] ?? "") || segments[2] === "_search"
+    if (method === "POST" && !searchOrCount) return yield* new Forbidden({ message: `POST is not allowed on '${path}'` })
+  })
+
+/** The request body as JSON; undefined when empty. A malformed body is the backend's parsing_exception. */
+const requestBody = Effect.gen(function* () {
+  const request = yield* HttpRequest
+  const text = (yield* request.body).toString("utf8")
+  if (text.trim() === "") return { _tag: "Empty" } as const
+  return yield* Effect.try({ try: () => ({ _tag: "Json", value: JSON.parse(text) as unknown }) as const, catch: () => ({ _tag: "Malformed", text }) as const }).pipe(Effect.merge)
+})
+
+const malformed = () => {
+  const error = parsingError("the request body is not valid JSON")
+  return json(errorBody(error), error.status)
+}
+
+const forward = (method: BackendRequest["method"]) =>
+  Effect.gen(function* () {
+    const path = yield* pathParam("path")
+    yield* checkAccess(path, method)
+    const request = yield* HttpRequest
+    const body = method === "HEAD" ? ({ _tag: "Empty" } as const) : yield* requestBody
+    if (body._tag === "Malformed") return malformed()
+    // A GET body travels as the `source` parameter, as the seed says; the other parameters are then dropped.
+    const query = method === "GET" && body._tag === "Json"
+      ? new URLSearchParams({ source: JSON.stringify(body.value), source_content_type: "application/json" })
+      : request.query
+    const backend = yield* SearchBackend
+    const answer = yield* backend.handle({ method, path, query, body: method === "POST" && body._tag === "Json" ? body.value : undefined })
+    return method === "HEAD" ? empty(answer.status) : json(answer.body, answer.status)
+  })
+
+const notAllowed = Effect.succeed(json({ error: "DELETE and PUT are not allowed on the search proxy" }, 405))
+
+const indexName = Effect.gen(function* () {
+  const index = yield* pathParam("index")
+  if (!indexList.test(index)) return yield* new BadRequest({ message: `Bad format for indices : '${index}'` })
+  return index.split(",")
+})
+
+const searchSummary = "An Elasticsearch request on project indices (`<index>[,<index>]/_search`, `_count`, `_async_search`, `_doc/<id>`, `_source/<id>`, `_mapping/field/<f>`)"
+const accessNote = "400 for a path that does not start with an index list; 403 for an index outside the caller's projects (SERVER mode); the backend's status otherwise (404 index_not_found_exception for an unknown index)"
+
+export const indexProxyRoutes = [
+  route(
+    "PUT",
+    "/api/index/:index",
+    Effect.gen(function* () {
+      const indices = yield* indexName
+      const index = yield* DocumentIndex
+      const created = yield* Effect.forEach(indices, (name) => index.createIndex(name))
+      return empty(created.some((wasCreated) => wasCreated) ? 201 : 200)
+    }),
+    { summary: "Creates a project's index: 201 when created, 200 when it exists; 400 for a bad name", tag, responseStatus: 201 }
+  ),
+  route<never>("OPTIONS", "/api/index/:index", Effect.as(indexName, allowMethods("OPTIONS, PUT")), { summary: "Allowed methods of the index creation; 400 for a bad name", tag }),
+  route("POST", "/api/index/search/:path:", forward("POST"), {
+    summary: `${searchSummary}: the JSON body is forwarded as it is. POST is allowed on searches and counts only. ${accessNote}`,
+    tag,
+    query: { size: "page size, overriding the body", from: "offset, overriding the body", _source: "fields of the source to return" }
+  }),
+  route("GET", "/api/index/search/:path:", forward("GET"), {
+    summary: `${searchSummary}: a body is forwarded as the \`source\` parameter (with \`source_content_type\`), replacing the other parameters. ${accessNote}`,
+    tag,
+    query: { routing: "routing of the record (accepted)", _source: "fields of the source to return", _source_excludes: "fields of the source to leave out" }
+  }),
+  route("HEAD", "/api/index/search/:path:", forward("HEAD"), { summary: "200 when the index exists, 404 when it does not; 403 outside the caller's projects (SERVER mode)", tag }),
+  route("OPTIONS", "/api/index/search/:path:", Effect.succeed(allowMethods("OPTIONS, GET, POST, HEAD")), { summary: "Allowed methods of the search proxy", tag }),
+  route("DELETE", "/api/index/search/:path:", notAllowed, { summary: "Not allowed: 405", tag, responseStatus: 405 }),
+  route("PUT", "/api/index/search/:path:", notAllowed, { summary: "Not allowed: 405", tag, responseStatus: 405 })
+]
