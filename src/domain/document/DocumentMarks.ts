@@ -11,6 +11,8 @@ import { DocumentMarksRepo } from "./DocumentMarksRepo.ts"
 /** Largest lists one request may carry; more answers 413. */
 export const maxDocumentIds = 10_000
 export const maxTags = 100
+/** Tag rows one batch may write (ids × tags), so that one request cannot insert millions of rows. */
+export const maxTagRows = 100_000
 
 /** Distinct ids, each 1 to 96 characters (the width of a document id). */
 export const checkIds = (ids: ReadonlyArray<string>, name = "document ids") =>
@@ -82,6 +84,9 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
     ) {
       yield* requireGranted(project, caller)
       const [checkedIds, labels] = [yield* checkIds(ids), yield* checkTags(tags)]
+      if (checkedIds.length * labels.length > maxTagRows) {
+        return yield* new TooManyMarks({ reason: `at most ${maxTagRows} tag rows (document ids × tags) per request` })
+      }
       return yield* sql.withTransaction(
         Effect.gen(function* () {
           const found = yield* index.addTags(project, checkedIds, labels)
