@@ -6,9 +6,10 @@ CREATE TABLE user_history (
   name text,
   uri text NOT NULL,
   creation_date timestamptz NOT NULL DEFAULT now(),
-  modification_date timestamptz NOT NULL DEFAULT now(),
-  UNIQUE (user_id, uri)
+  modification_date timestamptz NOT NULL DEFAULT now()
 );
+-- One event per (user, uri); keyed on a hash because a b-tree entry cannot hold a long search uri.
+CREATE UNIQUE INDEX user_history_user_uri ON user_history (user_id, md5(uri));
 CREATE INDEX user_history_user_type ON user_history (user_id, type);
 
 CREATE TABLE user_history_projects (

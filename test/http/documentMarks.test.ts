@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { maxDocumentIds, maxTags } from "../../src/domain/document/DocumentMarks.ts"
+import { maxDocumentIds, maxTagRows, maxTags } from "../../src/domain/document/DocumentMarks.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { indexDocuments, indexedTags, query, send, signIn } from "../helpers/marks.ts"
 import { bodyJson, bodyText, request, testServerLayer } from "../helpers/server.ts"
@@ -153,6 +153,7 @@ for (const database of databaseKinds) {
             ["POST", `${base}/batchUpdate/tag`, { docIds: [a], tags: ["x".repeat(65)] }, 400],
             ["POST", `${base}/batchUpdate/tag`, { docIds: [a], tags: Array.from({ length: maxTags + 1 }, (_, n) => `t${n}`) }, 413],
             ["POST", `${base}/batchUpdate/untag`, { docIds: [a], tags: [7] }, 400],
+            ["POST", `${base}/batchUpdate/tag`, { docIds: Array.from({ length: maxTagRows / maxTags + 1 }, (_, n) => `id-${n}`), tags: Array.from({ length: maxTags }, (_, n) => `t${n}`) }, 413],
             ["PUT", `${base}/tags/${a}`, { tags: ["x"] }, 400],
             ["PUT", `${base}/tags/${a}`, [""], 400],
             ["PUT", `${base}/untag/${a}`, [true], 400]

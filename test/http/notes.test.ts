@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import { describe, expect, it as plain, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { appliesTo, normalisePath } from "../../src/domain/note/Note.ts"
@@ -69,6 +70,14 @@ for (const database of databaseKinds) {
             expect(yield* bodyJson(response)).toEqual({ error: expect.any(String) })
           }
           expect(yield* notesAt(`/api/${local}/notes/bad`)).toEqual({ status: 200, paths: [] })
+
+          // Paths up to 4096 characters (more than a b-tree entry holds); longer ones answer 400.
+          const deep = `/${randomBytes(3072).toString("base64url").slice(0, 4095)}`
+          expect((yield* send("PUT", `/api/${local}/notes${encodeURI(deep)}`, { note: "deep" })).status).toBe(201)
+          expect((yield* send("PUT", `/api/${local}/notes${encodeURI(deep)}`, { note: "deeper" })).status).toBe(200)
+          const deepNotes = (yield* bodyJson(yield* request(`/api/${local}/notes${encodeURI(deep)}`))) as ReadonlyArray<{ path: string; note: string }>
+          expect(deepNotes.map((note) => [note.path, note.note])).toEqual([[deep, "deeper"]])
+          expect((yield* send("PUT", `/api/${local}/notes${encodeURI(`${deep}a`)}`, { note: "too deep" })).status).toBe(400)
         })
       )
     })

@@ -207,3 +207,20 @@ describe("projects in SERVER mode", () => {
     )
   })
 })
+
+describe("isDownloadAllowed on a dual-stack listener", () => {
+  layer(testServerLayer({ database: "pglite", cli: { bind: "::" } }))((it) => {
+    it.effect("matches an IPv6-mapped IPv4 client (::ffff:127.0.0.1) against the IPv4 mask", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const port = new URL(server.url).port
+        expect((yield* createProject("dual")).status).toBe(201)
+        const fromIpv4 = () => Effect.promise(() => fetch(`http://127.0.0.1:${port}/api/project/isDownloadAllowed/dual`))
+        yield* setMask("dual", "127.0.0.*")
+        expect((yield* fromIpv4()).status).toBe(200)
+        yield* setMask("dual", "10.*.*.*")
+        expect((yield* fromIpv4()).status).toBe(403)
+      })
+    )
+  })
+})

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
@@ -91,6 +92,14 @@ for (const database of databaseKinds) {
           expect(refreshed.map((event) => event.name)).toEqual(["alpha", "gamma", "beta"])
           expect(refreshed[0]).toMatchObject({ id: alpha.id, name: "alpha", creationDate: alpha.creationDate, type: "SEARCH" })
           expect(refreshed[0]!.modificationDate > alpha.modificationDate).toBe(true)
+
+          // A long search uri is stored and refreshed like a short one.
+          const longUri = `?q=${randomBytes(15_000).toString("base64url")}`
+          expect((yield* record({ type: "SEARCH", projectIds: [], name: "long", uri: longUri })).status).toBe(200)
+          expect((yield* record({ type: "SEARCH", projectIds: [], name: "long", uri: longUri })).status).toBe(200)
+          const long = (yield* history("type=search")).body.items.filter((event) => event.name === "long")
+          expect(long.map((event) => event.uri)).toEqual([longUri])
+          expect((yield* request(`/api/users/me/history/event?id=${long[0]!.id}`, { method: "DELETE" })).status).toBe(204)
 
           expect(yield* names("type=search&sort=name&desc=false")).toEqual(["alpha", "beta", "gamma"])
           expect(yield* names("type=search&sort=modification_date&desc=FALSE")).toEqual(["beta", "gamma", "alpha"])

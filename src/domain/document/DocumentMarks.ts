@@ -11,6 +11,8 @@ import { DocumentMarksRepo } from "./DocumentMarksRepo.ts"
 /** Largest lists one request may carry; more answers 413. */
 export const maxDocumentIds = 10_000
 export const maxTags = 100
+/** Tag rows one batch may write (ids × tags), so that one request cannot insert millions of rows. */
+export const maxTagRows = 100_000
 
 /** Distinct ids, each 1 to 96 characters (the width of a document id). */
 export const checkIds = (ids: ReadonlyArray<string>, name = "document ids") =>
@@ -58,20 +60,33 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
     /** The caller's starred documents in all their projects; stars of documents gone from the index are skipped. */
     const starredDocuments = Effect.fn("DocumentMarks.starredDocuments")(function* (caller: ProjectCaller) {
       const stars = yield* repo.starsOf(caller.login, caller.grantedProjects)
-      const documents = yield* Effect.forEach(stars, (star) => Effect.map(index.get(star.project, star.docId), Option.map((document) => legacyStarredDocument(star.project, document))))
+      const documents = yield* Effect.forEach(stars, (star) =>
+        Effect.map(index.get(star.project, star.docId), Option.map((document) => legacyStarredDocument(star.project, document)))
+      )
       return documents.flatMap(Option.toArray)
     })
 
-    /** The document must be in the index (and, with routing, under that root): 404 otherwise. */
+    /** With a routing other than its own id, the document must be under that root document: 404 otherwise. */
     const requireDocument = (project: string, id: string, routing: string | undefined) =>
       routing === undefined || routing === "" || routing === id
         ? Effect.void
-        : Effect.flatMap(index.get(project, id, routing), Option.match({ onNone: () => Effect.fail(new DocumentNotFound({ project, id })), onSome: () => Effect.void }))
+        : Effect.flatMap(
+            index.get(project, id, routing),
+            Option.match({ onNone: () => Effect.fail(new DocumentNotFound({ project, id })), onSome: () => Effect.void })
+          )
 
     /** Tags documents of the index (unknown ids are skipped); returns the number of new tag rows. */
-    const tag = Effect.fn("DocumentMarks.tag")(function* (project: string, ids: ReadonlyArray<string>, tags: ReadonlyArray<string>, caller: ProjectCaller) {
+    const tag = Effect.fn("DocumentMarks.tag")(function* (
+      project: string,
+      ids: ReadonlyArray<string>,
+      tags: ReadonlyArray<string>,
+      caller: ProjectCaller
+    ) {
       yield* requireGranted(project, caller)
       const [checkedIds, labels] = [yield* checkIds(ids), yield* checkTags(tags)]
+      if (checkedIds.length * labels.length > maxTagRows) {
+        return yield* new TooManyMarks({ reason: `at most ${maxTagRows} tag rows (document ids × tags) per request` })
+      }
       return yield* sql.withTransaction(
         Effect.gen(function* () {
           const found = yield* index.addTags(project, checkedIds, labels)
@@ -80,14 +95,27 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       )
     })
 
-    const untag = Effect.fn("DocumentMarks.untag")(function* (project: string, ids: ReadonlyArray<string>, tags: ReadonlyArray<string>, caller: ProjectCaller) {
+    const untag = Effect.fn("DocumentMarks.untag")(function* (
+      project: string,
+      ids: ReadonlyArray<string>,
+      tags: ReadonlyArray<string>,
+      caller: ProjectCaller
+    ) {
       yield* requireGranted(project, caller)
       const [checkedIds, labels] = [yield* checkIds(ids), yield* checkTags(tags)]
-      return yield* sql.withTransaction(Effect.zipRight(index.removeTags(project, checkedIds, labels), repo.removeTags(project, checkedIds, labels)))
+      return yield* sql.withTransaction(
+        Effect.zipRight(index.removeTags(project, checkedIds, labels), repo.removeTags(project, checkedIds, labels))
+      )
     })
 
     /** One document, which must exist: whether a tag row was added (201) or all were there (200). */
-    const tagDocument = Effect.fn("DocumentMarks.tagDocument")(function* (project: string, id: string, routing: string | undefined, tags: ReadonlyArray<string>, caller: ProjectCaller) {
+    const tagDocument = Effect.fn("DocumentMarks.tagDocument")(function* (
+      project: string,
+      id: string,
+      routing: string | undefined,
+      tags: ReadonlyArray<string>,
+      caller: ProjectCaller
+    ) {
       yield* requireGranted(project, caller)
       yield* requireDocument(project, id, routing)
       const labels = yield* checkTags(tags)
@@ -101,7 +129,13 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
     })
 
     /** One document, which must exist: whether a tag row was removed. */
-    const untagDocument = Effect.fn("DocumentMarks.untagDocument")(function* (project: string, id: string, routing: string | undefined, tags: ReadonlyArray<string>, caller: ProjectCaller) {
+    const untagDocument = Effect.fn("DocumentMarks.untagDocument")(function* (
+      project: string,
+      id: string,
+      routing: string | undefined,
+      tags: ReadonlyArray<string>,
+      caller: ProjectCaller
+    ) {
       yield* requireGranted(project, caller)
       yield* requireDocument(project, id, routing)
       const labels = yield* checkTags(tags)
@@ -141,7 +175,11 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
     })
 
     /** Who recommended documents of the project (only `docIds` when given), with counts. */
-    const recommenders = Effect.fn("DocumentMarks.recommenders")(function* (project: string, docIds: ReadonlyArray<string> | undefined, caller: ProjectCaller) {
+    const recommenders = Effect.fn("DocumentMarks.recommenders")(function* (
+      project: string,
+      docIds: ReadonlyArray<string> | undefined,
+      caller: ProjectCaller
+    ) {
       yield* requireGranted(project, caller)
       const { users, totalCount } = yield* repo.recommenders(project, docIds === undefined ? undefined : yield* checkIds(docIds))
       return {
@@ -153,6 +191,21 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       } satisfies RecommendationAggregate
     })
 
-    return { star, unstar, starredIds, starredDocuments, tag, untag, tagDocument, untagDocument, tagsOf, taggedWith, recommend, unrecommend, recommendedBy, recommenders }
+    return {
+      star,
+      unstar,
+      starredIds,
+      starredDocuments,
+      tag,
+      untag,
+      tagDocument,
+      untagDocument,
+      tagsOf,
+      taggedWith,
+      recommend,
+      unrecommend,
+      recommendedBy,
+      recommenders
+    }
   })
 }) {}

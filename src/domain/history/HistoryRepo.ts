@@ -41,7 +41,7 @@ export class HistoryRepo extends Effect.Service<HistoryRepo>()("quarry/HistoryRe
       sql<{ id: number }>`
         INSERT INTO user_history (user_id, type, name, uri, creation_date, modification_date)
         VALUES (${user}, ${type}, ${name}, ${uri}, clock_timestamp(), clock_timestamp())
-        ON CONFLICT (user_id, uri) DO UPDATE SET modification_date = clock_timestamp()
+        ON CONFLICT (user_id, md5(uri)) DO UPDATE SET modification_date = clock_timestamp()
         RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id))
 
     const link = (id: number, projects: ReadonlyArray<string>) =>

@@ -18,11 +18,11 @@ export class NoteRepo extends Effect.Service<NoteRepo>()("quarry/NoteRepo", {
     const upsert = (project: string, row: NoteRow) =>
       sql<{ created: boolean }>`
         INSERT INTO notes (project, path, note, variant) VALUES (${project}, ${row.path}, ${row.note}, ${row.variant})
-        ON CONFLICT (project, path) DO UPDATE SET note = EXCLUDED.note, variant = EXCLUDED.variant
+        ON CONFLICT (project, md5(path)) DO UPDATE SET note = EXCLUDED.note, variant = EXCLUDED.variant
         RETURNING (xmax = 0) AS created`.pipe(Effect.map((rows) => rows[0]?.created === true))
 
     const remove = (project: string, path: string) =>
-      sql`DELETE FROM notes WHERE project = ${project} AND path = ${path} RETURNING path`.pipe(Effect.map((rows) => rows.length > 0))
+      sql`DELETE FROM notes WHERE project = ${project} AND md5(path) = md5(${path}) AND path = ${path} RETURNING path`.pipe(Effect.map((rows) => rows.length > 0))
 
     return { list, upsert, remove }
   })

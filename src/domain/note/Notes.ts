@@ -15,16 +15,16 @@ export class Notes extends Effect.Service<Notes>()("quarry/Notes", {
     const repo = yield* NoteRepo
     const projects = yield* Projects
 
-    const withProject = (project: string, caller: ProjectCaller, rows: ReadonlyArray<NoteRow>) =>
+    const withProject = (project: string, rows: ReadonlyArray<NoteRow>) =>
       Effect.gen(function* () {
         if (rows.length === 0) return []
-        const [legacyProject] = (yield* projects.granted({ ...caller, grantedProjects: [project] }))
-        return rows.map((row): LegacyNote => ({ project: legacyProject!, note: row.note, path: row.path, variant: row.variant }))
+        const legacyProject = yield* projects.describe(project)
+        return rows.map((row): LegacyNote => ({ project: legacyProject, note: row.note, path: row.path, variant: row.variant }))
       })
 
     const list = Effect.fn("Notes.list")(function* (project: string, caller: ProjectCaller) {
       yield* requireGranted(project, caller)
-      return yield* withProject(project, caller, yield* repo.list(project))
+      return yield* withProject(project, yield* repo.list(project))
     })
 
     /** The notes of the document path's folder and of every folder above it, and the note of the path itself. */
@@ -32,7 +32,7 @@ export class Notes extends Effect.Service<Notes>()("quarry/Notes", {
       yield* requireGranted(project, caller)
       const documentPath = normalisePath(path)
       const rows = (yield* repo.list(project)).filter((row) => appliesTo(row.path, documentPath))
-      return yield* withProject(project, caller, rows)
+      return yield* withProject(project, rows)
     })
 
     const requireAdmin = (project: string, editor: ProjectEditor) =>

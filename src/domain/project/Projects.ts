@@ -101,6 +101,11 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
       return caller.grantedProjects.map((id): LegacyProject => stored.get(id) ?? projectFromName(id, now))
     })
 
+    /** One project as notes embed it: its row, or a project built from its name. */
+    const describe = Effect.fn("Projects.describe")(function* (id: string) {
+      return Option.match(yield* repo.find(id), { onNone: () => projectFromName(id, new Date()), onSome: toLegacyProject })
+    })
+
     const create = Effect.fn("Projects.create")(function* (input: ProjectInput, editor: ProjectEditor) {
       const body = asObject(input)
       const name = body.name ?? ""
@@ -149,6 +154,6 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
       if (Option.isSome(row) && !maskAllows(row.value.allowFromMask, address)) return yield* new DownloadNotAllowed({ project: id })
     })
 
-    return { get, list, granted, create, update, remove, checkDownload }
+    return { get, list, granted, describe, create, update, remove, checkDownload }
   })
 }) {}

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { InvalidMarks } from "../../domain/document/DocumentMarkErrors.ts"
-import { DocumentMarks, maxDocumentIds, maxTags } from "../../domain/document/DocumentMarks.ts"
+import { DocumentMarks, maxDocumentIds, maxTagRows, maxTags } from "../../domain/document/DocumentMarks.ts"
 import { ChangedRows, LegacyTag, RecommendationAggregate } from "../../domain/document/Marks.ts"
 import { allowMethods, empty, json, jsonBody, pathParam, queryParam } from "../Http.ts"
 import { publicRoute, route } from "../Router.ts"
@@ -138,7 +138,7 @@ export const documentMarksRoutes = [
   }),
   ...singleTagRoutes("untag", "Removes tags from one document: 201 when a tag was removed, 200 when it had none of them"),
   route("POST", "/api/:project/documents/batchUpdate/tag", batchTag("tag"), {
-    summary: `Tags documents of the index (unknown ids are skipped); 200; ${limits}; ${access}`,
+    summary: `Tags documents of the index (unknown ids are skipped); 200; ${limits}; at most ${maxTagRows} ids × tags (413 beyond); ${access}`,
     tag,
     requestBody: TagUpdate
   }),

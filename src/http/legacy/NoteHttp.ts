@@ -30,7 +30,9 @@ export const noteRoutes = [
       return empty(created ? 201 : 200)
     }),
     {
-      summary: `Writes the note of a path (a folder's note applies to every document below it): 201 when new, 200 when replaced; 400 for an empty or too long note or an unknown variant; ${adminOnly}; ${access}`,
+      summary:
+        "Writes the note of a path (a folder's note applies to every document below it): 201 when new, 200 when replaced; " +
+        `400 for an empty or too long note or an unknown variant; ${adminOnly}; ${access}`,
       tag,
       requestBody: NoteInput
     }

@@ -72,11 +72,21 @@ export const userRoutes = [
     const type = yield* parseType(yield* queryParam("type"))
     yield* (yield* UserHistory).removeType(yield* projectCaller, type)
     return empty(204)
-  }), { summary: "Deletes the caller's events of a type; 204, also when there were none; 400 for an unknown type", tag, query: { type: "document or search" }, responseStatus: 204 }),
+  }), {
+    summary: "Deletes the caller's events of a type; 204, also when there were none; 400 for an unknown type",
+    tag,
+    query: { type: "document or search" },
+    responseStatus: 204
+  }),
   publicRoute("OPTIONS", `${historyPath}/event`, Effect.succeed(allowMethods("OPTIONS, DELETE")), { summary: "Methods allowed on a history event", tag }),
   route("DELETE", `${historyPath}/event`, Effect.gen(function* () {
     const id = yield* parseEventId(yield* queryParam("id"))
     yield* (yield* UserHistory).removeEvent(yield* projectCaller, id)
     return empty(204)
-  }), { summary: "Deletes one of the caller's events; 204, also when unknown; 400 for an id that is not an integer", tag, query: { id: "event id" }, responseStatus: 204 })
+  }), {
+    summary: "Deletes one of the caller's events; 204, also when unknown; 400 for an id that is not an integer",
+    tag,
+    query: { id: "event id" },
+    responseStatus: 204
+  })
 ]
