@@ -5,6 +5,7 @@ import { Settings, type SettingsShape } from "./config/Settings.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
 import { Documents } from "./domain/document/Documents.ts"
+import { Deliverables } from "./domain/plugin/Deliverables.ts"
 import { Health } from "./domain/status/Health.ts"
 import { ingestionKindsLayer } from "./engine/kinds/index.ts"
 import { engineLayer } from "./engine/Layer.ts"
@@ -40,7 +41,7 @@ const documentsLayer = Documents.Default.pipe(Layer.provideMerge(PostgresDocumen
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documentsLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, Deliverables.Default, documentsLayer, authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
