@@ -6,9 +6,9 @@ import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
 import { Effect } from "effect"
 import tar from "tar-stream"
+import yauzl from "yauzl"
 import { describe } from "../../extract/ExtractErrors.ts"
-import { fileSource } from "../../extract/Source.ts"
-import { entryStream, nextEntry, openZip } from "../../extract/Zip.ts"
+import { entryStream, nextEntry } from "../../extract/Zip.ts"
 import { DeliverableFilesystemError, DeliverableRefused } from "./DeliverableErrors.ts"
 
 /** Bounds of one unpacked plugin: its total declared size and its number of entries. */
@@ -78,19 +78,38 @@ const admit = (url: string, root: string, name: string, declaredSize: number, to
 
 const symbolicLinkMode = 0o120000
 
-const unpackZip = (url: string, file: string, size: number, root: string, limits: UnpackLimits) =>
+/**
+ * A zip opened without yauzl's own name checks (decodeStrings off), so that every entry name goes through
+ * `admit` and a refusal says which entry would have escaped.
+ */
+const openZip = (url: string, file: string) =>
+  Effect.acquireRelease(
+    Effect.async<yauzl.ZipFile, DeliverableRefused>((resume) =>
+      yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (error, zip) =>
+        resume(zip === undefined || error !== null ? Effect.fail(new DeliverableRefused({ url, reason: `not a readable zip archive: ${describe(error)}` })) : Effect.succeed(zip))
+      )
+    ),
+    (zip) => Effect.sync(() => zip.close())
+  )
+
+/** The entry's name as written, backslashes kept (they are refused rather than taken for separators). */
+const entryName = (entry: yauzl.Entry) => yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true)
+
+const unpackZip = (url: string, file: string, root: string, limits: UnpackLimits) =>
   Effect.scoped(
     Effect.gen(function* () {
       const refused = (error: { readonly message: string }) => new DeliverableRefused({ url, reason: error.message })
-      const zip = yield* openZip(fileSource(file, size)).pipe(Effect.mapError(refused))
+      const zip = yield* openZip(url, file)
+      const next = nextEntry(zip).pipe(Effect.mapError(refused))
       const totals = { bytes: 0, entries: 0 }
-      for (let entry = yield* nextEntry(zip).pipe(Effect.mapError(refused)); entry !== undefined; entry = yield* nextEntry(zip).pipe(Effect.mapError(refused))) {
-        if (isRootName(entry.fileName)) continue
+      for (let entry = yield* next; entry !== undefined; entry = yield* next) {
+        const name = entryName(entry)
+        if (isRootName(name)) continue
         if (((entry.externalFileAttributes >>> 16) & 0o170000) === symbolicLinkMode) {
-          return yield* new DeliverableRefused({ url, reason: `the entry ${JSON.stringify(entry.fileName)} is a symbolic link` })
+          return yield* new DeliverableRefused({ url, reason: `the entry ${JSON.stringify(name)} is a symbolic link` })
         }
-        const target = yield* admit(url, root, entry.fileName, entry.uncompressedSize, totals, limits)
-        if (entry.fileName.endsWith("/")) {
+        const target = yield* admit(url, root, name, entry.uncompressedSize, totals, limits)
+        if (name.endsWith("/")) {
           yield* Effect.tryPromise({ try: () => fs.mkdir(target, { recursive: true }), catch: fsFailure(`create ${target}`) })
         } else {
           yield* writeEntry(target, yield* entryStream(zip, entry).pipe(Effect.mapError(refused)))
@@ -158,9 +177,6 @@ export const unpack = (url: string, file: string, root: string, limits: UnpackLi
   Effect.gen(function* () {
     const format = detectFormat(yield* readHead(file))
     if (format === undefined) return yield* new DeliverableRefused({ url, reason: "not a zip, tar or tar.gz archive" })
-    if (format === "zip") {
-      const { size } = yield* Effect.tryPromise({ try: () => fs.stat(file), catch: fsFailure(`read ${file}`) })
-      return yield* unpackZip(url, file, size, root, limits)
-    }
+    if (format === "zip") return yield* unpackZip(url, file, root, limits)
     return yield* unpackTar(url, file, format === "tar.gz", root, limits)
   })
