@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net"
 export type Served =
   | { readonly _tag: "Bytes"; readonly bytes: Buffer }
   | { readonly _tag: "Status"; readonly status: number }
+  /** 302 to another path, as release hosts send downloads to their storage. */
+  | { readonly _tag: "Redirect"; readonly location: string }
   /** `size` bytes in chunks, without Content-Length, so only counting can find it too large. */
   | { readonly _tag: "Stream"; readonly size: number }
   /** Headers and a first chunk, then nothing more: a download that never finishes. */
@@ -33,6 +35,10 @@ export const startArchiveServer = async (): Promise<ArchiveServer> => {
         return
       case "Status":
         response.writeHead(answer.status, { "Content-Length": 0 })
+        response.end()
+        return
+      case "Redirect":
+        response.writeHead(302, { Location: answer.location, "Content-Length": 0 })
         response.end()
         return
       case "Stream": {

@@ -39,7 +39,8 @@ beforeAll(async () => {
   archives.serve("/broken-1.0.0.tgz", { _tag: "Status", status: 500 })
   archives.serve("/stall-1.0.0.tgz", { _tag: "Stall" })
   archives.serve("/ext/quarry-ext-1.0.0-jar-with-dependencies.jar", { _tag: "Bytes", bytes: await extensionJar("1.0.0") })
-  archives.serve("/ext/quarry-ext-1.1.0.jar", { _tag: "Bytes", bytes: await extensionJar("1.1.0") })
+  archives.serve("/ext/quarry-ext-1.1.0.jar", { _tag: "Redirect", location: "/storage/8f3a" })
+  archives.serve("/storage/8f3a", { _tag: "Bytes", bytes: await extensionJar("1.1.0") })
   archives.serve("/ext/fake-1.0.0.jar", { _tag: "Bytes", bytes: Buffer.from("not a zip") })
   const otherArchive = Buffer.from("a different archive")
   fs.writeFileSync(
@@ -273,9 +274,12 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
       Effect.gen(function* () {
         expect((yield* put("/api/extensions/install?id=quarry-ext")).status).toBe(200)
         expect(entries(extensionsDir)).toEqual(["other-ext-2.0.jar", "quarry-ext-1.0.0.jar"])
+        // The release URL redirects to storage; the name comes from the URL asked for.
         const upgrade = yield* put(`/api/extensions/install?url=${q(`${archives.url}/ext/quarry-ext-1.1.0.jar`)}`)
         expect(upgrade.status).toBe(200)
+        expect(archives.requests.slice(-2)).toEqual(["/ext/quarry-ext-1.1.0.jar", "/storage/8f3a"])
         expect(entries(extensionsDir)).toEqual(["other-ext-2.0.jar", "quarry-ext-1.1.0.jar"])
+        expect(fs.readFileSync(path.join(extensionsDir, "quarry-ext-1.1.0.jar"))).toEqual(yield* Effect.promise(() => extensionJar("1.1.0")))
         const [listed] = (yield* listing("/api/extensions?filter=^quarry-ext$")) as ReadonlyArray<unknown>
         expect(listed).toMatchObject({ id: "quarry-ext", installed: true, version: "1.1.0", installedVersion: "1.1.0", type: "NLP" })
         const fake = yield* put("/api/extensions/install?id=quarry-ext-fake")
