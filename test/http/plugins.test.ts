@@ -289,6 +289,20 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
       })
     )
 
+    it.effect("leaves exactly one version when two versions of a package are installed at once", () =>
+      Effect.gen(function* () {
+        const [byUrl, byId] = yield* Effect.all(
+          [put(`/api/plugins/install?url=${q(`${archives.url}/hello/quarry-plugin-hello-1.0.0.tgz`)}`), put("/api/plugins/install?id=quarry-plugin-hello")],
+          { concurrency: 2 }
+        )
+        expect([byUrl!.status, byId!.status]).toEqual([200, 200])
+        const hello = entries(pluginsDir).filter((name) => name.startsWith("quarry-plugin-hello"))
+        expect(hello).toHaveLength(1)
+        expect(["quarry-plugin-hello-1.0.0", "quarry-plugin-hello-2.0.0"]).toContain(hello[0])
+        expect(entries(pluginsDir).filter((name) => name.startsWith("."))).toEqual([])
+      })
+    )
+
     it.effect("uninstalls every version of a package, idempotently, 400 without id", () =>
       Effect.gen(function* () {
         fs.mkdirSync(path.join(pluginsDir, "quarry-plugin-hello-1.5.0"))

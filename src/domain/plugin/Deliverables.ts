@@ -83,8 +83,8 @@ const verifyExtension = (url: string, file: string, extension: string) =>
   })
 
 /**
- * Plugins and extensions: the registry, what is installed, and installing and removing packages. Installs and
- * removals run one at a time, so that two requests for the same package cannot interleave their renames.
+ * Plugins and extensions: the registry, what is installed, and installing and removing packages. The renames of
+ * installs and removals run one at a time, so that two requests for the same package cannot interleave them.
  */
 export class Deliverables extends Effect.Service<Deliverables>()("quarry/Deliverables", {
   effect: Effect.gen(function* () {
@@ -103,7 +103,19 @@ export class Deliverables extends Effect.Service<Deliverables>()("quarry/Deliver
       return packagesOf(kind, registries[kind], yield* listInstalled(dirs[kind], kind), pattern)
     })
 
-    /** Downloads into the staging folder, verifies and unpacks there, then replaces the installed versions. */
+    /** Replaces the installed versions of `id` with `prepared`; only this step excludes other installs and removals. */
+    const place = (kind: DeliverableKind, id: string, name: string, prepared: string, staging: string) =>
+      oneAtATime(
+        Effect.gen(function* () {
+          const older = (yield* listInstalled(dirs[kind], kind)).filter((item) => item.id === id)
+          yield* placeReplacing(dirs[kind], name, prepared, older, staging)
+        })
+      )
+
+    /**
+     * Downloads into a staging folder of its own, verifies and unpacks there, then replaces the installed
+     * versions. Downloads run side by side; the renames that follow them one at a time.
+     */
     const installWanted = (kind: DeliverableKind, wanted: Wanted) =>
       withStaging(dirs[kind], ".installing-", (staging) =>
         Effect.gen(function* () {
@@ -112,11 +124,10 @@ export class Deliverables extends Effect.Service<Deliverables>()("quarry/Deliver
           if (wanted.sha256 !== undefined && saved.sha256 !== wanted.sha256) {
             return yield* new DeliverableRefused({ url: wanted.url, reason: `its SHA-256 ${saved.sha256} is not the registry's ${wanted.sha256}` })
           }
-          const older = (yield* listInstalled(dirs[kind], kind)).filter((item) => item.id === wanted.id)
           if (kind === "extension") {
             const extension = fileExtension(urlFileName(wanted.url))
             yield* verifyExtension(wanted.url, downloaded, extension)
-            return yield* placeReplacing(dirs[kind], installName(wanted.id, wanted.version, extension), downloaded, older, staging)
+            return yield* place(kind, wanted.id, installName(wanted.id, wanted.version, extension), downloaded, staging)
           }
           const content = path.join(staging, "content")
           yield* Effect.tryPromise({
@@ -126,14 +137,14 @@ export class Deliverables extends Effect.Service<Deliverables>()("quarry/Deliver
           yield* unpack(wanted.url, downloaded, content, { maxBytes: limits.maxBytes, maxEntries: maxPluginEntries })
           const { empty, root } = yield* packageRoot(content)
           if (empty) return yield* new DeliverableRefused({ url: wanted.url, reason: "the archive is empty" })
-          yield* placeReplacing(dirs[kind], installName(wanted.id, wanted.version), root, older, staging)
+          yield* place(kind, wanted.id, installName(wanted.id, wanted.version), root, staging)
         })
       )
 
     const install = Effect.fn("Deliverables.install")(function* (kind: DeliverableKind, id: string | undefined, url: string | undefined) {
       const wanted = yield* resolveRequest(kind, registries[kind], id, url)
       yield* Effect.logInfo(`installing ${kind} ${wanted.id} ${wanted.version ?? ""} from ${wanted.url}`)
-      yield* oneAtATime(installWanted(kind, wanted))
+      yield* installWanted(kind, wanted)
     })
 
     /** Removes every installed version of a package, named by id or by URL; nothing installed is not an error. */
