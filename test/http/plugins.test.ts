@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ArchiveServer, closedPort, startArchiveServer } from "../helpers/archiveServer.ts"
 import { bodyJson, bodyText, request, testServerLayer } from "../helpers/server.ts"
+import { addUser, basic } from "../helpers/users.ts"
 import { extensionJar, pluginTgz, pluginZip, rawTarGz, zipSlip } from "../fixtures/pluginArchives.ts"
 
 const root = path.join(os.tmpdir(), `quarry-plugins-${randomUUID()}`)
@@ -317,6 +318,51 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
         expect((yield* del(`/api/extensions/uninstall?id=${q(`${archives.url}/ext/quarry-ext-1.1.0.jar`)}`)).status).toBe(204)
         expect(entries(extensionsDir)).toEqual(["other-ext-2.0.jar"])
         expect(yield* bodyText(yield* request("/"))).not.toContain("quarry-plugin-hello")
+      })
+    )
+  })
+})
+
+describe("plugins in SERVER mode", () => {
+  const serverRoot = path.join(os.tmpdir(), `quarry-plugins-server-${randomUUID()}`)
+  const serverPluginsDir = path.join(serverRoot, "plugins")
+  beforeAll(() => {
+    const privatePlugin = path.join(serverPluginsDir, "private-plugin-1.0")
+    fs.mkdirSync(privatePlugin, { recursive: true })
+    fs.writeFileSync(path.join(privatePlugin, "package.json"), JSON.stringify({ main: "p.js", private: true, datashare: { projects: ["secret-project"] } }))
+    fs.writeFileSync(path.join(privatePlugin, "p.js"), "console.log('private')\n")
+  })
+  afterAll(() => fs.rmSync(serverRoot, { recursive: true, force: true }))
+
+  layer(
+    testServerLayer({
+      database: "pglite",
+      cli: { mode: "SERVER", pluginsDir: serverPluginsDir, extensionsDir: path.join(serverRoot, "extensions"), deliverablesRegistry: registryFile }
+    })
+  )((it) => {
+    it.effect("lets only administrators install and remove, and loads private plugins for their projects' users", () =>
+      Effect.gen(function* () {
+        yield* addUser("ann", "pw", { projects: ["secret-project"] })
+        yield* addUser("boss", "pw", { admin: true })
+        const as = (login: string) => ({ headers: { authorization: basic(login, "pw") } })
+        expect((yield* request("/api/plugins")).status).toBe(401)
+        expect((yield* request("/api/plugins", as("ann"))).status).toBe(200)
+        const refused = yield* request("/api/plugins/install?id=quarry-plugin-hello", { method: "PUT", ...as("ann") })
+        expect(refused.status).toBe(403)
+        expect(yield* bodyJson(refused)).toEqual({ error: "only administrators may install or remove plugins and extensions" })
+        expect((yield* request("/api/plugins/uninstall?id=private-plugin", { method: "DELETE", ...as("ann") })).status).toBe(403)
+        expect((yield* request("/api/plugins/install?id=quarry-plugin-hello", { method: "PUT", ...as("boss") })).status).toBe(200)
+        expect(entries(serverPluginsDir)).toEqual(["private-plugin-1.0", "quarry-plugin-hello-2.0.0"])
+
+        const helloScript = '<script src="/plugins/quarry-plugin-hello-2.0.0/dist/main.js"></script>'
+        const privateScript = '<script src="/plugins/private-plugin-1.0/p.js"></script>'
+        const anonymousPage = yield* bodyText(yield* request("/"))
+        expect(anonymousPage).toContain(helloScript)
+        expect(anonymousPage).not.toContain(privateScript)
+        expect(yield* bodyText(yield* request("/", as("boss")))).not.toContain(privateScript)
+        expect(yield* bodyText(yield* request("/", as("ann")))).toContain(privateScript)
+        // Plugin files are public, like the page that loads them.
+        expect((yield* request("/plugins/quarry-plugin-hello-2.0.0/dist/main.js")).status).toBe(200)
       })
     )
   })

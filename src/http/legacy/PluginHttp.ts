@@ -4,13 +4,22 @@ import { Settings } from "../../config/Settings.ts"
 import { type DeliverableKind, DeliverablePackage } from "../../domain/plugin/Deliverable.ts"
 import { Deliverables } from "../../domain/plugin/Deliverables.ts"
 import { contentTypeOf, pluginFile, pluginsUrlPrefix } from "../../domain/plugin/PluginPage.ts"
-import { allowMethods, empty, json, NotFound, pathParam, queryParam, stream } from "../Http.ts"
+import { allowMethods, empty, Forbidden, json, NotFound, pathParam, queryParam, stream } from "../Http.ts"
+import { CurrentUser } from "../middleware/Auth.ts"
 import { publicRoute, route } from "../Router.ts"
 
 const installErrors =
   "400 without id nor url; 404 for an id not in the registry or a URL answering 404; 422 when the download is too " +
   "large, not the archive expected, or holds a path leaving the target folder; 502 when the host is unreachable or " +
   "answers an error; 504 when the download takes too long. Nothing is left half-installed."
+
+/**
+ * Plugins are scripts every user's page loads and extensions run on the server, so in SERVER mode only
+ * administrators change them (the reference lets any user); in LOCAL mode the one user is the administrator.
+ */
+const requireAdmin = Effect.flatMap(CurrentUser, (user) =>
+  user.isAdmin ? Effect.void : Effect.fail(new Forbidden({ message: "only administrators may install or remove plugins and extensions" }))
+)
 
 /** The listing, install and uninstall endpoints of one kind, the same for plugins and extensions. */
 const deliverableRoutes = (kind: DeliverableKind, base: string, folder: string) => [
@@ -33,12 +42,13 @@ const deliverableRoutes = (kind: DeliverableKind, base: string, folder: string) 
     "PUT",
     `${base}/install`,
     Effect.gen(function* () {
+      yield* requireAdmin
       const deliverables = yield* Deliverables
       yield* deliverables.install(kind, yield* queryParam("id"), yield* queryParam("url"))
       return empty()
     }),
     {
-      summary: `Downloads a ${kind} named by its registry id or by an http(s) URL and installs it in ${folder}, replacing older versions; ${installErrors}`,
+      summary: `Downloads a ${kind} named by its registry id or by an http(s) URL and installs it in ${folder}, replacing older versions; 403 for a user who is not an administrator; ${installErrors}`,
       tag: `${kind}s`,
       query: { id: "id in the registry", url: "http:// or https:// URL of the package (tried first)" }
     }
@@ -48,12 +58,13 @@ const deliverableRoutes = (kind: DeliverableKind, base: string, folder: string) 
     "DELETE",
     `${base}/uninstall`,
     Effect.gen(function* () {
+      yield* requireAdmin
       const deliverables = yield* Deliverables
       yield* deliverables.uninstall(kind, yield* queryParam("id"))
       return empty(204)
     }),
     {
-      summary: `Removes every installed version of a ${kind}; 204 also when it is not installed, 400 without id, 500 on a filesystem error`,
+      summary: `Removes every installed version of a ${kind}; 204 also when it is not installed, 400 without id, 403 for a user who is not an administrator, 500 on a filesystem error`,
       tag: `${kind}s`,
       query: { id: "id of the package, or the URL it was installed from" },
       responseStatus: 204
