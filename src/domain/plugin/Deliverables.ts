@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
+import { describe } from "../../extract/ExtractErrors.ts"
 import { type DeliverableKind, fileExtension, installName, parseName, type RegistryEntry } from "./Deliverable.ts"
 import { DeliverableFilesystemError, DeliverableNotFound, DeliverableRefused, InvalidDeliverableRequest } from "./DeliverableErrors.ts"
 import { download } from "./Download.ts"
@@ -132,7 +133,7 @@ export class Deliverables extends Effect.Service<Deliverables>()("quarry/Deliver
           const content = path.join(staging, "content")
           yield* Effect.tryPromise({
             try: () => fs.mkdir(content),
-            catch: (error) => new DeliverableFilesystemError({ action: `create ${content}`, reason: String(error) })
+            catch: (error) => new DeliverableFilesystemError({ action: `create ${content}`, reason: describe(error) })
           })
           yield* unpack(wanted.url, downloaded, content, { maxBytes: limits.maxBytes, maxEntries: maxPluginEntries })
           const { empty, root } = yield* packageRoot(content)
@@ -160,6 +161,6 @@ export class Deliverables extends Effect.Service<Deliverables>()("quarry/Deliver
       )
     })
 
-    return { list, install, uninstall, dirs }
+    return { list, install, uninstall }
   })
 }) {}
