@@ -15,6 +15,7 @@ import { NoteRepo } from "./domain/note/NoteRepo.ts"
 import { Notes } from "./domain/note/Notes.ts"
 import { ProjectRepo } from "./domain/project/ProjectRepo.ts"
 import { Projects } from "./domain/project/Projects.ts"
+import { Deliverables } from "./domain/plugin/Deliverables.ts"
 import { Health } from "./domain/status/Health.ts"
 import { BatchSearchJobLive } from "./engine/kinds/BatchSearchJob.ts"
 import { ingestionKindsLayer } from "./engine/kinds/index.ts"
@@ -77,7 +78,7 @@ const batchSearchLayer = Layer.mergeAll(BatchSearches.Default, BatchSearchJobLiv
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
   const documents = documentsLayer(settings)
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, Deliverables.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.

@@ -59,6 +59,13 @@ const kindConcurrencyText = (value: string) =>
 
 const sizeText = (value: string) => (/^\d+[KMG]?$/.test(value) ? undefined : "must look like 100M (digits then K, M or G)")
 
+/** Bytes of a checked size text: `100M` is 100 × 1024². */
+export const parseSize = (value: string): number => {
+  const unit = value.at(-1) ?? ""
+  const factor = unit === "K" ? 1024 : unit === "M" ? 1024 ** 2 : unit === "G" ? 1024 ** 3 : 1
+  return Number(factor === 1 ? value : value.slice(0, -1)) * factor
+}
+
 const home = os.homedir()
 const defaultParallelism = String(Math.max(2, os.cpus().length))
 
@@ -80,6 +87,9 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
   { name: "cors", defaultValue: "*", description: "value of Access-Control-Allow-Origin; no-cors sends none" },
   { name: "pluginsDir", description: "folder of installed front-end plugins", isPath: true },
   { name: "extensionsDir", description: "folder of installed server extensions", isPath: true },
+  { name: "deliverablesRegistry", description: "JSON file listing the installable plugins and extensions, instead of the shipped one", isPath: true },
+  { name: "deliverableMaxSize", defaultValue: "500M", description: "largest plugin or extension download, and largest unpacked plugin", check: sizeText },
+  { name: "deliverableDownloadTimeout", defaultValue: "600", description: "seconds a plugin or extension download may take", check: integerIn(1, 86_400) },
   {
     name: "batchDownloadDir",
     defaultValue: path.join(home, ".local", "share", "quarry", "downloads"),

@@ -1,7 +1,7 @@
 import * as os from "node:os"
 import * as path from "node:path"
 import { Context, Effect, SynchronizedRef } from "effect"
-import { checkOption, defaultValues, isPathOption, parseKindConcurrency } from "./Options.ts"
+import { checkOption, defaultValues, isPathOption, parseKindConcurrency, parseSize } from "./Options.ts"
 import { InvalidSetting, readSettingsFile, writeSettingsFile } from "./SettingsFile.ts"
 
 export { isKnownOption } from "./Options.ts"
@@ -107,6 +107,11 @@ const makeSettings = (values: Readonly<Record<string, string>>, writableFile: st
     cors: required("cors"),
     pluginsDir: text("pluginsDir"),
     extensionsDir: text("extensionsDir"),
+    deliverablesRegistry: text("deliverablesRegistry"),
+    /** Bytes. */
+    deliverableMaxSize: parseSize(required("deliverableMaxSize")),
+    /** Seconds. */
+    deliverableDownloadTimeout: integer("deliverableDownloadTimeout"),
     batchDownloadDir: required("batchDownloadDir"),
     parallelism: integer("parallelism"),
     taskConcurrency: parseKindConcurrency(values.taskConcurrency ?? ""),

@@ -9,6 +9,7 @@ import { languagesRoutes } from "./legacy/LanguagesHttp.ts"
 import { noteRoutes } from "./legacy/NoteHttp.ts"
 import { openApiRoutes } from "./legacy/OpenApiHttp.ts"
 import { projectRoutes } from "./legacy/ProjectHttp.ts"
+import { pluginRoutes } from "./legacy/PluginHttp.ts"
 import { rootRoutes } from "./legacy/RootHttp.ts"
 import { settingsRoutes } from "./legacy/SettingsHttp.ts"
 import { statusRoutes } from "./legacy/StatusHttp.ts"
@@ -22,7 +23,7 @@ import type { Route } from "./Router.ts"
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, pluginRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()
