@@ -10,13 +10,14 @@ import { statusRoutes } from "./legacy/StatusHttp.ts"
 import { taskRoutes } from "./legacy/TaskHttp.ts"
 import { treeRoutes } from "./legacy/TreeHttp.ts"
 import type { DocumentedRoute } from "./OpenApi.ts"
+import { reviewRoutes } from "./review/routes.ts"
 import type { Route } from "./Router.ts"
 
 /** The services a list of routes needs; lets groups with different needs share one table. */
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()
