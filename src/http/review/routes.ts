@@ -1,5 +1,10 @@
+import { assignmentRoutes } from "./AssignmentHttp.ts"
+import { contentRoutes } from "./ContentHttp.ts"
 import { reviewReadRoutes } from "./ReadHttp.ts"
 import { withMethodNotAllowed } from "./Route.ts"
 
-/** Every route of the review API under /api/v1/, with JSON:API 405s for the methods a path does not serve. */
-export const reviewRoutes = withMethodNotAllowed([...reviewReadRoutes])
+/**
+ * Every route of the review API under /api/v1/. New review routes belong in this list: the JSON:API 405s are
+ * added for the methods no route of a path serves, so a route added elsewhere would be shadowed by them.
+ */
+export const reviewRoutes = withMethodNotAllowed([...reviewReadRoutes, ...contentRoutes, ...assignmentRoutes])
