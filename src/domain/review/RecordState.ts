@@ -11,15 +11,20 @@ export const refreshRecords = (recordIds: ReadonlyArray<number>) =>
     if (recordIds.length === 0) return
     const sql = yield* SqlClient.SqlClient
     yield* sql`
+      WITH s AS (
+        SELECT rec.id, t.rounds AS task_rounds, count(v.id) AS total, count(v.id) FILTER (WHERE v.status = 'DONE') AS done,
+          coalesce(max(v.round), 0) AS max_round, count(v.id) FILTER (WHERE coalesce(v.note, '') <> '') AS notes,
+          count(DISTINCT v.choice_id) AS choices
+        FROM review_task_records rec
+        JOIN review_tasks t ON t.id = rec.task_id
+        LEFT JOIN review_task_record_reviews v ON v.task_record_id = rec.id
+        WHERE rec.id = ANY(${[...new Set(recordIds)]}::int[])
+        GROUP BY rec.id, t.rounds
+      )
       UPDATE review_task_records r SET
-        status = CASE WHEN s.total = 0 THEN 'UNASSIGNED' WHEN s.done >= t.rounds THEN 'DONE' ELSE 'ASSIGNED' END,
+        status = CASE WHEN s.total = 0 THEN 'UNASSIGNED' WHEN s.done >= s.task_rounds THEN 'DONE' ELSE 'ASSIGNED' END,
         rounds = s.max_round,
         has_notes = s.notes > 0,
         has_disagreements = s.choices > 1
-      FROM review_tasks t, LATERAL (
-        SELECT count(*) AS total, count(*) FILTER (WHERE v.status = 'DONE') AS done, coalesce(max(v.round), 0) AS max_round,
-          count(*) FILTER (WHERE coalesce(v.note, '') <> '') AS notes, count(DISTINCT v.choice_id) AS choices
-        FROM review_task_record_reviews v WHERE v.task_record_id = r.id
-      ) s
-      WHERE t.id = r.task_id AND r.id = ANY(${[...new Set(recordIds)]}::int[])`
+      FROM s WHERE s.id = r.id`
   })
