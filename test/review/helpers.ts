@@ -127,3 +127,18 @@ export const seed = (suffix: string) =>
     yield* create(admin, "task-records", "TaskRecord", { uid: "z", originalValue: "other" }, { task: ["Task", otherTask] })
     return { admin, alice, bob, carol, project, otherProject, group, choices: [correct, incorrect], task, siblingTask, otherTask, records } satisfies Fixture
   })
+
+/** A multipart form upload as `caller`; `files` are [field, file name, bytes]. */
+export const upload = (
+  caller: Caller,
+  path: string,
+  fields: Readonly<Record<string, string>>,
+  files: ReadonlyArray<readonly [string, string, string | Uint8Array]>
+) =>
+  Effect.gen(function* () {
+    const form = new FormData()
+    for (const [name, value] of Object.entries(fields)) form.append(name, value)
+    for (const [name, filename, content] of files) form.append(name, new Blob([content]), filename)
+    const response = yield* request(path, { method: "POST", headers: { cookie: caller.cookie }, body: form })
+    return { status: response.status, contentType: response.headers.get("content-type"), body: (yield* bodyJson(response)) as Answer["body"] } satisfies Answer
+  })
