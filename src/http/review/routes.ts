@@ -1,5 +1,6 @@
 import { assignmentRoutes } from "./AssignmentHttp.ts"
 import { contentRoutes } from "./ContentHttp.ts"
+import { mediaRoutes } from "./MediaHttp.ts"
 import { reviewReadRoutes } from "./ReadHttp.ts"
 import { withMethodNotAllowed } from "./Route.ts"
 import { uploadRoutes } from "./UploadHttp.ts"
@@ -8,4 +9,4 @@ import { uploadRoutes } from "./UploadHttp.ts"
  * Every route of the review API under /api/v1/. New review routes belong in this list: the JSON:API 405s are
  * added for the methods no route of a path serves, so a route added elsewhere would be shadowed by them.
  */
-export const reviewRoutes = withMethodNotAllowed([...uploadRoutes, ...reviewReadRoutes, ...contentRoutes, ...assignmentRoutes])
+export const reviewRoutes = withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...assignmentRoutes])
