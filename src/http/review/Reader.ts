@@ -193,11 +193,12 @@ export const readCollection = (
     const built = yield* buildResources(registry, context, definition, rows, query.fields)
     const included = yield* includedResources(registry, context, built, query.include, query.fields)
     const link = (page: number) => pageLink(context.baseUrl, request.path, request.query, page)
+    const extraMeta = definition.listMeta === undefined ? {} : yield* definition.listMeta(context, sql.and(where))
     return {
       links: { first: link(1), last: link(pages), next: requested < pages ? link(requested + 1) : null, prev: requested > 1 ? link(requested - 1) : null },
       data: built.map((item) => item.object),
       ...(included.length > 0 ? { included } : {}),
-      meta: { pagination: { page: requested, pages, count } }
+      meta: { pagination: { page: requested, pages, count }, ...extraMeta }
     }
   })
 

@@ -79,4 +79,6 @@ export interface ResourceDefinition {
   /** The rows the user may see in lists and detail routes; undefined = all. */
   readonly scope?: (context: ReadContext) => Fragment
   readonly paginated: boolean
+  /** Extra root `meta` of a list, computed over the whole filtered list (reviews' `countBy`). */
+  readonly listMeta?: (context: ReadContext, where: Fragment) => Effect.Effect<Readonly<Record<string, unknown>>, SqlError.SqlError>
 }

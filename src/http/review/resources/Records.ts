@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { recordEmbeddableLink, recordLink } from "../../../domain/review/LinkTemplate.ts"
 import type { ResourceDefinition, Row } from "../Resource.ts"
-import { checkedTasks, isoText, isoTimestamp, relationExact } from "./Filters.ts"
+import { checkedTasks, isoTimestamp, relationExact } from "./Filters.ts"
 import { childPairs } from "./Content.ts"
 
 const recordFields = (row: Row) => ({
@@ -106,51 +106,5 @@ export const taskRecordMediaDefinition: ResourceDefinition = {
   search: ["r.uid"],
   scope: (context) => (context.user.isStaff ? context.sql`TRUE` : context.sql`r.task_id IN ${checkedTasks(context)}`),
   defaultOrder: "r.created_at DESC, r.id DESC",
-  paginated: true
-}
-
-export const taskRecordReviewDefinition: ResourceDefinition = {
-  key: "TaskRecordReview",
-  type: "TaskRecordReview",
-  selfPath: "task-record-reviews",
-  from: "review_task_record_reviews r JOIN review_task_records rec ON rec.id = r.task_record_id",
-  columns: ({ sql }) =>
-    sql.literal(`r.id, r.status, r.note, ${isoTimestamp("r.note_created_at", "noteCreatedAt")}, ${isoTimestamp("r.note_updated_at", "noteUpdatedAt")},
-      r.alternative_value AS "alternativeValue", r.choice_id AS "choiceId", rec.task_id AS "taskId", r.task_record_id AS "taskRecordId",
-      r.checker_id AS "checkerId", r.round`),
-  attributes: (row: Row) => ({
-    status: row.status,
-    note: row.note,
-    noteCreatedAt: isoText(row.noteCreatedAt),
-    noteUpdatedAt: isoText(row.noteUpdatedAt),
-    alternativeValue: row.alternativeValue,
-    choiceId: row.choiceId,
-    taskId: String(row.taskId)
-  }),
-  toOne: {
-    checker: { resource: "User", id: (row) => row.checkerId as number | null },
-    choice: { resource: "Choice", id: (row) => row.choiceId as number | null },
-    taskRecord: { resource: "TaskRecord", id: (row) => row.taskRecordId as number }
-  },
-  toMany: {
-    history: {
-      resource: "TaskRecordReview",
-      pairs: ({ sql }, ids) =>
-        sql<{ owner: number; id: number }>`
-          SELECT o.id AS owner, h.id FROM review_task_record_reviews o
-          JOIN review_task_record_reviews h ON h.task_record_id = o.task_record_id
-          WHERE o.id = ANY(${ids}::int[]) ORDER BY h.id`
-    }
-  },
-  defaultInclude: ["checker", "choice", "taskRecord", "taskRecord.medias", "history"],
-  includable: ["checker", "choice", "taskRecord", "taskRecord.medias", "taskRecord.task", "history"],
-  filters: {
-    task_record__task: relationExact("rec.task_id", "review_tasks", "taskRecord.task"),
-    checker: relationExact("r.checker_id", "users", "checker")
-  },
-  sorts: { task_record__id: "rec.id", task_record__original_value: "rec.original_value", task_record__predicted_value: "rec.predicted_value" },
-  search: ["rec.original_value", "rec.predicted_value"],
-  scope: (context) => (context.user.isStaff ? context.sql`TRUE` : context.sql`rec.task_id IN ${checkedTasks(context)}`),
-  defaultOrder: "r.id DESC",
   paginated: true
 }

@@ -1,6 +1,7 @@
 import type { Registry } from "../Reader.ts"
 import { alternativeValueDefinition, choiceDefinition, choiceGroupDefinition, projectDefinition } from "./Content.ts"
-import { taskRecordDefinition, taskRecordMediaDefinition, taskRecordReviewDefinition } from "./Records.ts"
+import { taskRecordDefinition, taskRecordMediaDefinition } from "./Records.ts"
+import { reviewDefinition } from "./Reviews.ts"
 import { taskDefinition, templateSettingDefinition } from "./Tasks.ts"
 import { tipDefinition } from "./Tips.ts"
 import { userDefinition } from "./Users.ts"
@@ -16,6 +17,6 @@ export const registry: Registry = {
   TaskTemplateSetting: templateSettingDefinition,
   TaskRecord: taskRecordDefinition,
   TaskRecordMedia: taskRecordMediaDefinition,
-  TaskRecordReview: taskRecordReviewDefinition,
+  TaskRecordReview: reviewDefinition,
   Tip: tipDefinition
 }
