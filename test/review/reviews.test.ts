@@ -40,7 +40,18 @@ for (const database of databaseKinds) {
           const types = new Set((listed.body.included as ReadonlyArray<{ type: string }>).map((item) => item.type))
           expect([...types].sort()).toEqual(["Choice", "TaskRecord", "User"])
           expect(items(yield* api(fixture.carol, "GET", "/api/v1/task-record-reviews/"))).toHaveLength(0)
-          expect((yield* api(fixture.alice, "GET", `/api/v1/task-record-reviews/${aliceOnA}/`)).status).toBe(200)
+          const detail = yield* api(fixture.alice, "GET", `/api/v1/task-record-reviews/${aliceOnA}/?include=history`)
+          expect(detail.status).toBe(200)
+          // History items are included in their flat form, the review itself only once (as the primary data).
+          expect(detail.body.included).toEqual([
+            {
+              type: "TaskRecordReview",
+              id: String(bobOnA),
+              attributes: { status: "PENDING", note: null, noteCreatedAt: null, noteUpdatedAt: null, taskId: String(fixture.task), taskRecordId: String(fixture.records[0]), alternativeValue: null },
+              relationships: { checker: { data: { type: "User", id: String(fixture.bob.id) } }, choice: { data: null } },
+              links: { self: expect.stringMatching(new RegExp(`/api/v1/task-record-reviews/${bobOnA}/$`)) }
+            }
+          ])
           const others = yield* api(fixture.alice, "GET", `/api/v1/task-record-reviews/${bobOnA}/`)
           expect(others.status).toBe(403)
           expect(firstError(others).detail).toBe("You do not have permission to update this resource.")

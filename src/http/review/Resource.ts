@@ -30,6 +30,7 @@ export type ResourceKey =
   | "TaskRecord"
   | "TaskRecordMedia"
   | "TaskRecordReview"
+  | "TaskRecordReviewHistory"
   | "Tip"
 
 export interface ToOne {

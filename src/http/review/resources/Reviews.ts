@@ -70,7 +70,7 @@ const filters: Readonly<Record<string, Filter>> = {
 const countBy = (context: ReadContext, where: Fragment) =>
   Effect.gen(function* () {
     const { sql } = context
-    const from = sql.literal(reviewDefinition.from)
+    const from = sql.literal(reviewBase.from)
     const tasks = yield* sql<{ taskId: number; count: number }>`
       SELECT rec.task_id AS "taskId", count(*)::int AS count FROM ${from} WHERE ${where} GROUP BY rec.task_id ORDER BY rec.task_id`
     const choices = yield* sql<{ choiceId: number | null; count: number }>`
@@ -78,15 +78,22 @@ const countBy = (context: ReadContext, where: Fragment) =>
     return { countBy: [...tasks, ...choices] }
   })
 
-export const reviewDefinition: ResourceDefinition = {
-  key: "TaskRecordReview",
+/** What the full and the flat (history) forms of a review share. */
+const reviewBase = {
   type: "TaskRecordReview",
   selfPath: "task-record-reviews",
   from: "review_task_record_reviews r JOIN review_task_records rec ON rec.id = r.task_record_id",
-  columns: ({ sql }) =>
+  columns: ({ sql }: ReadContext) =>
     sql.literal(`r.id, r.status, r.note, ${isoTimestamp("r.note_created_at", "noteCreatedAt")}, ${isoTimestamp("r.note_updated_at", "noteUpdatedAt")},
       r.alternative_value AS "alternativeValue", r.choice_id AS "choiceId", rec.task_id AS "taskId", r.task_record_id AS "taskRecordId",
       r.checker_id AS "checkerId", r.round`),
+  defaultOrder: "r.id DESC",
+  paginated: true
+} as const
+
+export const reviewDefinition: ResourceDefinition = {
+  ...reviewBase,
+  key: "TaskRecordReview",
   attributes: (row: Row) => ({
     status: row.status,
     note: row.note,
@@ -103,7 +110,7 @@ export const reviewDefinition: ResourceDefinition = {
   },
   toMany: {
     history: {
-      resource: "TaskRecordReview",
+      resource: "TaskRecordReviewHistory",
       pairs: ({ sql }, ids) =>
         sql<{ owner: number; id: number }>`
           SELECT o.id AS owner, h.id FROM review_task_record_reviews o
@@ -123,7 +130,21 @@ export const reviewDefinition: ResourceDefinition = {
   search: ["rec.original_value", "rec.predicted_value"],
   // Reviews of records in tasks one checks (any checker's); staff see every review.
   scope: (context) => (context.user.isStaff ? context.sql`TRUE` : context.sql`rec.task_id IN ${checkedTasks(context)}`),
-  listMeta: countBy,
-  defaultOrder: "r.id DESC",
-  paginated: true
+  listMeta: countBy
+}
+
+/** Reviews as a review's `history` includes them: flat, with record and task ids as strings and no history. */
+export const reviewHistoryDefinition: ResourceDefinition = {
+  ...reviewBase,
+  key: "TaskRecordReviewHistory",
+  attributes: (row: Row) => ({
+    status: row.status,
+    note: row.note,
+    noteCreatedAt: isoText(row.noteCreatedAt),
+    noteUpdatedAt: isoText(row.noteUpdatedAt),
+    taskId: String(row.taskId),
+    taskRecordId: String(row.taskRecordId),
+    alternativeValue: row.alternativeValue
+  }),
+  toOne: { checker: { resource: "User", id: (row) => row.checkerId as number | null }, choice: { resource: "Choice", id: (row) => row.choiceId as number | null } }
 }

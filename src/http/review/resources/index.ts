@@ -1,7 +1,7 @@
 import type { Registry } from "../Reader.ts"
 import { alternativeValueDefinition, choiceDefinition, choiceGroupDefinition, projectDefinition } from "./Content.ts"
 import { taskRecordDefinition, taskRecordMediaDefinition } from "./Records.ts"
-import { reviewDefinition } from "./Reviews.ts"
+import { reviewDefinition, reviewHistoryDefinition } from "./Reviews.ts"
 import { taskDefinition, templateSettingDefinition } from "./Tasks.ts"
 import { tipDefinition } from "./Tips.ts"
 import { userDefinition } from "./Users.ts"
@@ -18,5 +18,6 @@ export const registry: Registry = {
   TaskRecord: taskRecordDefinition,
   TaskRecordMedia: taskRecordMediaDefinition,
   TaskRecordReview: reviewDefinition,
+  TaskRecordReviewHistory: reviewHistoryDefinition,
   Tip: tipDefinition
 }
