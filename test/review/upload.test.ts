@@ -40,6 +40,8 @@ for (const database of databaseKinds) {
           expect(firstError(noTask)).toMatchObject({ detail: "This field is required.", source: { pointer: "/data/attributes/task" } })
           expect((yield* upload(fixture.alice, "/api/v1/task-records/upload/", { task: String(fixture.task) }, [["csv_file", "r.csv", csv]])).status).toBe(403)
           expect((yield* api(fixture.admin, "POST", "/api/v1/task-records/upload/", { data: {} })).status).toBe(415)
+          const nul = yield* upload(fixture.admin, "/api/v1/task-records/upload/", { task: String(fixture.task) }, [["csv_file", "r.csv", "uid,original_value\r\nq,fine\r\nr,bad\u0000value\r\n"]])
+          expect(firstError(nul).detail).toBe("Row 3 contains a NUL character.")
         })
       )
 

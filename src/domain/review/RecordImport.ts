@@ -48,6 +48,8 @@ export const readRecordCsv = (text: string) =>
       if (line.length === 1 && line[0] === "") continue
       const rowNumber = index + 2
       if (line.length !== names.length) return yield* refuse(`Row ${rowNumber} has ${line.length} values for ${names.length} columns.`)
+      // PostgreSQL text cannot hold NUL characters: refused here with the row rather than by the database.
+      if (line.some((field) => field.includes("\u0000"))) return yield* refuse(`Row ${rowNumber} contains a NUL character.`)
       const value = (position: number) => (position < 0 || line[position] === "" ? null : line[position]!)
       const uid = value(positions.uid)
       if (uid !== null && uid.length > 100) return yield* refuse(`Row ${rowNumber}: the uid has more than 100 characters.`)

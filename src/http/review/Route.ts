@@ -67,7 +67,7 @@ export const withMethodNotAllowed = <R>(routes: ReadonlyArray<Route<R>>): Readon
   const paths = [...new Set(routes.map((route) => route.path))]
   const missing = paths.flatMap((path) =>
     allMethods
-      .filter((method) => !routes.some((route) => route.path === path && (route.method === method || (method === "HEAD" && route.method === "GET"))))
+      .filter((method) => !routes.some((route) => route.path === path && route.method === method))
       .map((method) => jsonApiRoute<R>(method, path, Effect.fail(methodNotAllowed(method)), `${method} is not allowed here`))
   )
   return [...routes, ...missing]
