@@ -12,7 +12,16 @@ import { apiRoot } from "./ReadHttp.ts"
 import { document, jsonApiRoute, noContent, staffContext } from "./Route.ts"
 import { type CheckedWrite, checkWrite, existingId, insertRow, updateRow, type WriteRules } from "./Writer.ts"
 
-type Write<A> = Effect.Effect<A, JsonApiError | SqlError.SqlError, SqlClient.SqlClient>
+type Write<A> = Effect.Effect<A, JsonApiError | ChoiceGroupFrozen | StillInUse | SqlError.SqlError, SqlClient.SqlClient>
+
+/** The domain's refusals as JSON:API errors, pointing at the field concerned. */
+const asJsonApi = <A>(write: Write<A>) =>
+  write.pipe(
+    Effect.catchTags({
+      ChoiceGroupFrozen: (error) => Effect.fail(new JsonApiError({ status: 400, detail: error.message, pointer: "/data/relationships/choiceGroup", code: "invalid" })),
+      StillInUse: (error) => Effect.fail(new JsonApiError({ status: 400, detail: error.message, pointer: "/data", code: "protected" }))
+    })
+  )
 
 /** One resource the staff manage: its collection path, table, rules, and the steps beyond a plain insert/update. */
 interface ContentSpec {
@@ -28,7 +37,6 @@ interface ContentSpec {
   readonly create?: (context: ReadContext, write: CheckedWrite, columns: Readonly<Record<string, unknown>>) => Write<number>
   readonly update?: (context: ReadContext, id: number, write: CheckedWrite, columns: Readonly<Record<string, unknown>>) => Write<void>
   readonly beforeDelete?: (context: ReadContext, id: number) => Write<void>
-  readonly afterDelete?: (context: ReadContext, id: number) => Write<void>
 }
 
 const modelOf = (spec: ContentSpec) => (typeof spec.definition.type === "string" ? spec.definition.type : "")
@@ -46,7 +54,7 @@ const createHandler = (spec: ContentSpec) =>
     const write = yield* checkWrite(context.sql, request, spec.rules, true)
     const derived = { ...write.columns, ...spec.onCreate?.(context, write.columns) }
     const columns = spec.normalise?.(derived) ?? derived
-    const id = yield* context.sql.withTransaction(spec.create?.(context, write, columns) ?? insertRow(context.sql, spec.table, columns))
+    const id = yield* asJsonApi(context.sql.withTransaction(spec.create?.(context, write, columns) ?? insertRow(context.sql, spec.table, columns)))
     return yield* render(context, spec, id, 201)
   })
 
@@ -58,7 +66,7 @@ const updateHandler = (spec: ContentSpec) =>
     const request = yield* readDocument(modelOf(spec), urlId)
     const write = yield* checkWrite(context.sql, request, spec.rules, false)
     const columns = spec.normalise?.(write.columns) ?? write.columns
-    yield* context.sql.withTransaction(spec.update?.(context, id, write, columns) ?? updateRow(context.sql, spec.table, id, columns))
+    yield* asJsonApi(context.sql.withTransaction(spec.update?.(context, id, write, columns) ?? updateRow(context.sql, spec.table, id, columns)))
     return yield* render(context, spec, id, 200)
   })
 
@@ -66,12 +74,13 @@ const deleteHandler = (spec: ContentSpec) =>
   Effect.gen(function* () {
     const context = yield* staffContext
     const id = yield* existingId(context.sql, spec.table, modelOf(spec), yield* pathParam("id"))
-    yield* context.sql.withTransaction(
-      Effect.gen(function* () {
-        if (spec.beforeDelete !== undefined) yield* spec.beforeDelete(context, id)
-        yield* context.sql`DELETE FROM ${context.sql.literal(spec.table)} WHERE id = ${id}`
-        if (spec.afterDelete !== undefined) yield* spec.afterDelete(context, id)
-      })
+    yield* asJsonApi(
+      context.sql.withTransaction(
+        Effect.gen(function* () {
+          if (spec.beforeDelete !== undefined) yield* spec.beforeDelete(context, id)
+          yield* context.sql`DELETE FROM ${context.sql.literal(spec.table)} WHERE id = ${id}`
+        })
+      )
     )
     return noContent
   })
@@ -143,7 +152,7 @@ const taskSpec: ContentSpec = {
           ) AS reviewed
           FROM review_tasks t WHERE t.id = ${id} FOR UPDATE`
         if (current !== undefined && current.reviewed && current.choiceGroupId !== columns.choice_group_id) {
-          return yield* new JsonApiError({ status: 400, detail: new ChoiceGroupFrozen().message, pointer: "/data/relationships/choiceGroup", code: "invalid" })
+          return yield* new ChoiceGroupFrozen()
         }
       }
       yield* updateRow(context.sql, "review_tasks", id, columns)
@@ -224,10 +233,7 @@ const specs: ReadonlyArray<ContentSpec> = [
     beforeDelete: (context, id) =>
       Effect.gen(function* () {
         const used = yield* context.sql`SELECT 1 FROM review_tasks WHERE choice_group_id = ${id} LIMIT 1`
-        if (used.length > 0) {
-          const error = new StillInUse({ reason: "This choice group is used by a task and cannot be deleted." })
-          return yield* new JsonApiError({ status: 400, detail: error.message, pointer: "/data", code: "protected" })
-        }
+        if (used.length > 0) return yield* new StillInUse({ reason: "This choice group is used by a task and cannot be deleted." })
       })
   },
   {

@@ -46,27 +46,34 @@ const detail = (definition: ResourceDefinition) =>
     return document(yield* readOne(registry, context, definition, id, request.query, `No ${modelName(definition)} matches the given query.`))
   })
 
-/** Reading a record or a review needs a review of one's own on it, as in the reference; staff may read any. */
-const ownedDetail = (definition: ResourceDefinition, ownership: "record" | "review") =>
-  Effect.gen(function* () {
-    const context = yield* readContext
-    const id = yield* pathParam("id")
-    if (!context.user.isStaff && /^\d{1,9}$/.test(id)) {
-      const { sql, user } = context
-      const rows = yield* ownership === "record"
-        ? sql<{ status: string; mine: boolean }>`
-            SELECT t.status, EXISTS (SELECT 1 FROM review_task_record_reviews v WHERE v.task_record_id = r.id AND v.checker_id = ${user.id}) AS mine
-            FROM review_task_records r JOIN review_tasks t ON t.id = r.task_id WHERE r.id = ${Number(id)}`
-        : sql<{ status: string; mine: boolean }>`
-            SELECT 'OPEN' AS status, v.checker_id = ${user.id} AS mine FROM review_task_record_reviews v
-            JOIN review_task_records rec ON rec.id = v.task_record_id
-            WHERE v.id = ${Number(id)} AND rec.task_id IN (SELECT task_id FROM review_task_checkers WHERE checker_id = ${user.id})`
-      const row = rows[0]
-      if (row !== undefined && row.mine !== true) return yield* forbidden("You do not have permission to update this resource.")
-      if (row !== undefined && row.status !== "OPEN") return yield* forbidden("You do not have permission to update a resource from a locked or closed task")
-    }
-    return yield* detail(definition)
-  })
+/** A record's detail is for its reviewers (a review of their own on it) while its task is OPEN; staff read any. */
+const recordDetail = Effect.gen(function* () {
+  const context = yield* readContext
+  const id = yield* pathParam("id")
+  if (!context.user.isStaff && /^\d{1,9}$/.test(id)) {
+    const [record] = yield* context.sql<{ taskStatus: string; reviewer: boolean }>`
+      SELECT t.status AS "taskStatus",
+        EXISTS (SELECT 1 FROM review_task_record_reviews v WHERE v.task_record_id = r.id AND v.checker_id = ${context.user.id}) AS reviewer
+      FROM review_task_records r JOIN review_tasks t ON t.id = r.task_id WHERE r.id = ${Number(id)}`
+    if (record !== undefined && !record.reviewer) return yield* forbidden("You do not have permission to update this resource.")
+    if (record !== undefined && record.taskStatus !== "OPEN") return yield* forbidden("You do not have permission to update a resource from a locked or closed task")
+  }
+  return yield* detail(registry.TaskRecord)
+})
+
+/** A review's detail is for its checker, even for reading (reviews out of one's scope stay 404); staff read any. */
+const reviewDetail = Effect.gen(function* () {
+  const context = yield* readContext
+  const id = yield* pathParam("id")
+  if (!context.user.isStaff && /^\d{1,9}$/.test(id)) {
+    const [review] = yield* context.sql<{ own: boolean }>`
+      SELECT v.checker_id IS NOT DISTINCT FROM ${context.user.id} AS own FROM review_task_record_reviews v
+      JOIN review_task_records rec ON rec.id = v.task_record_id
+      WHERE v.id = ${Number(id)} AND rec.task_id IN (SELECT task_id FROM review_task_checkers WHERE checker_id = ${context.user.id})`
+    if (review !== undefined && !review.own) return yield* forbidden("You do not have permission to update this resource.")
+  }
+  return yield* detail(registry.TaskRecordReview)
+})
 
 const userDetail = Effect.gen(function* () {
   const context = yield* readContext
@@ -131,10 +138,10 @@ export const reviewReadRoutes = [
   ...collectionRoutes("tasks", registry.Task, "Review tasks"),
   ...collectionRoutes("task-template-settings", registry.TaskTemplateSetting, "Task template settings"),
   jsonApiRoute("GET", `${apiRoot}/task-records`, list(registry.TaskRecord), "Task records"),
-  jsonApiRoute("GET", `${apiRoot}/task-records/:id`, ownedDetail(registry.TaskRecord, "record"), "A task record (its reviewers only)"),
+  jsonApiRoute("GET", `${apiRoot}/task-records/:id`, recordDetail, "A task record (its reviewers only)"),
   ...collectionRoutes("task-record-media", registry.TaskRecordMedia, "Task record media"),
   jsonApiRoute("GET", `${apiRoot}/task-record-reviews`, list(registry.TaskRecordReview), "Task record reviews of the tasks one checks"),
-  jsonApiRoute("GET", `${apiRoot}/task-record-reviews/:id`, ownedDetail(registry.TaskRecordReview, "review"), "A review (its checker only)"),
+  jsonApiRoute("GET", `${apiRoot}/task-record-reviews/:id`, reviewDetail, "A review (its checker only)"),
   ...collectionRoutes("tips", registry.Tip, "Tips"),
   jsonApiRoute("GET", `${apiRoot}/settings`, Effect.map(settingsFor, (settings) => document({ data: settings.map(settingObject) })), "Settings"),
   jsonApiRoute(
