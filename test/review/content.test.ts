@@ -88,7 +88,9 @@ for (const database of databaseKinds) {
           })
           expect(created.status).toBe(201)
           const task = resource(created)
-          expect(task.attributes).toMatchObject({ name: "Pictures", templateType: "MEDIA", rounds: 2, priority: 2, status: "OPEN", description: "" })
+          expect(task.attributes).toMatchObject({ name: "Pictures", templateType: "MEDIA", rounds: 2, priority: 2, status: "OPEN", description: "", color: "#FE6565", allowMultipleChecks: false })
+          // Checkers do not see the settings only the staff write.
+          expect(Object.keys(resource(yield* api(fixture.alice, "GET", `/api/v1/tasks/${task.id}/`)).attributes)).not.toContain("color")
           const setting = (created.body.included as ReadonlyArray<{ type: string; id: string; attributes: Record<string, unknown> }>).find((item) => item.type.startsWith("TaskTemplateSetting"))
           expect(setting).toEqual({ type: "TaskTemplateSettingForMedia", id: expect.any(String), attributes: { maxWidth: null, maxHeight: null, displayOriginalValue: true } })
           const converted = yield* api(admin, "PATCH", `/api/v1/tasks/${task.id}/`, { data: { type: "Task", id: task.id, attributes: { templateType: "IFRAME", status: "CLOSED" } } })

@@ -40,6 +40,16 @@ const withProgress = (context: ReadContext, rows: ReadonlyArray<Row>) =>
     })
   })
 
+/** The settings only the staff write, shown to them (and only them) so that they can edit them. */
+const staffAttributes = (row: Row) => ({
+  color: row.color,
+  recordLinkTemplate: row.recordLinkTemplate,
+  embeddableRecordLinkTemplate: row.embeddableRecordLinkTemplate,
+  automaticRoundAttributions: row.automaticRoundAttributions,
+  allowMultipleChecks: row.allowMultipleChecks,
+  allowItemsAddition: row.allowItemsAddition
+})
+
 export const taskDefinition: ResourceDefinition = {
   key: "Task",
   type: "Task",
@@ -48,9 +58,13 @@ export const taskDefinition: ResourceDefinition = {
   columns: ({ sql }) =>
     sql.literal(`r.id, r.name, r.description, r.project_id AS "projectId", r.choice_group_id AS "choiceGroupId", r.rounds, r.priority,
       r.color, r.status, r.template_type AS "templateType", r.template_setting_id AS "templateSettingId",
-      r.embeddable_links AS "embeddableLinks", ${isoTimestamp("r.created_at", "createdAt")}`),
+      r.embeddable_links AS "embeddableLinks", ${isoTimestamp("r.created_at", "createdAt")},
+      r.record_link_template AS "recordLinkTemplate", r.embeddable_record_link_template AS "embeddableRecordLinkTemplate",
+      r.automatic_round_attributions AS "automaticRoundAttributions", r.allow_multiple_checks AS "allowMultipleChecks",
+      r.allow_items_addition AS "allowItemsAddition"`),
   enrich: withProgress,
-  attributes: (row: Row) => ({
+  attributes: (row: Row, context) => ({
+    ...(context.user.isStaff ? staffAttributes(row) : {}),
     colors: taskColors(row.color as string),
     createdAt: isoText(row.createdAt),
     description: row.description,
