@@ -96,6 +96,11 @@ for (const database of databaseKinds) {
           const converted = yield* api(admin, "PATCH", `/api/v1/tasks/${task.id}/`, { data: { type: "Task", id: task.id, attributes: { templateType: "IFRAME", status: "CLOSED" } } })
           expect(resource(converted).relationships.templateSetting.data).toEqual({ type: "TaskTemplateSettingForIframe", id: setting?.id })
           expect(resource(converted).attributes.status).toBe("CLOSED")
+          const settingPath = `/api/v1/task-template-settings/${setting?.id}/`
+          const edited = yield* api(admin, "PATCH", settingPath, { data: { type: "TaskTemplateSettingForIframe", id: setting?.id, attributes: { maxWidth: 640, ratio: 1.5 } } })
+          expect(resource(edited).attributes).toEqual({ maxWidth: 640, maxHeight: null, displayOriginalValue: true, ratio: 1.5 })
+          expect((yield* api(admin, "PATCH", settingPath, { data: { type: "TaskTemplateSettingForMedia", id: setting?.id } })).status).toBe(409)
+          expect((yield* api(fixture.alice, "PATCH", settingPath, { data: { type: "TaskTemplateSettingForIframe", id: setting?.id } })).status).toBe(403)
           const badStatus = yield* api(admin, "PATCH", `/api/v1/tasks/${task.id}/`, { data: { type: "Task", id: task.id, attributes: { status: "DONE", rounds: 0 } } })
           expect(badStatus.body.errors?.map((error) => error.code)).toEqual(["min_value", "invalid_choice"])
           const noProject = yield* api(admin, "POST", "/api/v1/tasks/", { data: { type: "Task", attributes: { name: "x" } } })

@@ -3,10 +3,11 @@ import { contentRoutes } from "./ContentHttp.ts"
 import { mediaRoutes } from "./MediaHttp.ts"
 import { reviewReadRoutes } from "./ReadHttp.ts"
 import { withMethodNotAllowed } from "./Route.ts"
+import { templateSettingRoutes } from "./TemplateSettingHttp.ts"
 import { uploadRoutes } from "./UploadHttp.ts"
 
 /**
  * Every route of the review API under /api/v1/. New review routes belong in this list: the JSON:API 405s are
  * added for the methods no route of a path serves, so a route added elsewhere would be shadowed by them.
  */
-export const reviewRoutes = withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...assignmentRoutes])
+export const reviewRoutes = withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...templateSettingRoutes, ...assignmentRoutes])
