@@ -20,6 +20,9 @@ for (const database of databaseKinds) {
           const wrong = yield* request("/api/v1/users/me/", { headers: { authorization: basic("nobody", "nothing") } })
           expect(wrong.status).toBe(403)
           expect((yield* api(undefined, "GET", "/api/v1/users/me")).status).toBe(403)
+          const redirect = yield* request("/api/", { redirect: "manual" })
+          expect(redirect.status).toBe(302)
+          expect(redirect.headers.get("location")).toBe("/api/v1/")
         })
       )
 
