@@ -66,6 +66,8 @@ for (const database of databaseKinds) {
           expect(resource(choice).attributes).toEqual({ name: "Maybe", value: "Maybe", shortkeys: null, requireAlternativeValue: true, color: null })
           const value = yield* create(admin, "alternative-values", "AlternativeValue", { name: "Lyon", value: "LYS" }, { choiceGroup: ["ChoiceGroup", group] })
           expect(resource(yield* api(admin, "GET", `/api/v1/alternative-values/${value}/`)).attributes).toEqual({ name: "Lyon", value: "LYS" })
+          const emptied = yield* api(admin, "PATCH", `/api/v1/alternative-values/${value}/`, { data: { type: "AlternativeValue", id: String(value), attributes: { value: "" } } })
+          expect(resource(emptied).attributes).toEqual({ name: "Lyon", value: "Lyon" })
           expect((yield* api(admin, "DELETE", `/api/v1/alternative-values/${value}/`)).status).toBe(204)
           expect((yield* api(admin, "GET", `/api/v1/alternative-values/${value}/`)).status).toBe(404)
           expect((yield* api(admin, "DELETE", `/api/v1/choice-groups/${group}/`)).status).toBe(204)

@@ -85,6 +85,13 @@ const deleteHandler = (spec: ContentSpec) =>
     return noContent
   })
 
+/** An update that leaves `value` empty takes the row's name, whether or not the request sent the name. */
+const updateNamedValue = (table: string) => (context: ReadContext, id: number, _: CheckedWrite, columns: Readonly<Record<string, unknown>>) =>
+  Effect.gen(function* () {
+    yield* updateRow(context.sql, table, id, columns)
+    yield* context.sql`UPDATE ${context.sql.literal(table)} SET value = name WHERE id = ${id} AND value = ''`
+  })
+
 /** `value` defaults to `name` when empty (choices and alternative values). */
 const valueDefaultsToName = (columns: Readonly<Record<string, unknown>>) =>
   "name" in columns && (columns.value === undefined || columns.value === "" || columns.value === null) ? { ...columns, value: columns.name } : columns
@@ -244,14 +251,16 @@ const specs: ReadonlyArray<ContentSpec> = [
       attributes: { ...named, value: { kind: "string", max: 100 }, color: nullableText(100), shortkeys: nullableText(100), require_alternative_value: { kind: "boolean" } },
       toOne: choiceGroupRelation
     },
-    normalise: valueDefaultsToName
+    normalise: valueDefaultsToName,
+    update: updateNamedValue("review_choices")
   },
   {
     path: "alternative-values",
     table: "review_alternative_values",
     definition: registry.AlternativeValue,
     rules: { attributes: { ...named, value: { kind: "string", max: 100 } }, toOne: choiceGroupRelation },
-    normalise: valueDefaultsToName
+    normalise: valueDefaultsToName,
+    update: updateNamedValue("review_alternative_values")
   },
   taskSpec,
   taskRecordSpec,
