@@ -1,6 +1,6 @@
-import { batchSearchRoutes } from "./legacy/BatchSearchHttp.ts"
 import { apiKeyRoutes } from "./legacy/ApiKeyHttp.ts"
 import { authRoutes } from "./legacy/AuthHttp.ts"
+import { batchSearchRoutes } from "./legacy/BatchSearchHttp.ts"
 import { documentRoutes } from "./legacy/DocumentHttp.ts"
 import { documentMarksRoutes } from "./legacy/DocumentMarksHttp.ts"
 import { indexProxyRoutes } from "./legacy/IndexProxyHttp.ts"
@@ -17,13 +17,14 @@ import { taskRoutes } from "./legacy/TaskHttp.ts"
 import { treeRoutes } from "./legacy/TreeHttp.ts"
 import { userRoutes } from "./legacy/UserHttp.ts"
 import type { DocumentedRoute } from "./OpenApi.ts"
+import { reviewRoutes } from "./review/routes.ts"
 import type { Route } from "./Router.ts"
 
 /** The services a list of routes needs; lets groups with different needs share one table. */
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, pluginRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()

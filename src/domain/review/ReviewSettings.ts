@@ -1,0 +1,38 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/** A setting of the review front end; its key is its id. */
+export interface ReviewSetting {
+  readonly key: string
+  readonly value: string
+  readonly public: boolean
+}
+
+/** Built-in values; rows of review_settings override them by key. */
+const defaults: Readonly<Record<string, string>> = {
+  appName: "Prophecies",
+  avatarUrlTemplate: "https://www.gravatar.com/avatar/{{ emailMd5 }}?d=retro",
+  defaultLocale: "en",
+  helpLink: "",
+  helpDescription: "",
+  loginUrl: "/login/",
+  loginWelcome: "",
+  loginAccountDescription: "",
+  loginAccountButton: "",
+  logoutUrl: "/logout/",
+  orgName: "ICIJ"
+}
+
+/** Keys public whatever the database says: the login page needs them before anyone signs in. */
+const alwaysPublic = new Set(["loginUrl"])
+
+/** Every setting (or only the public ones), defaults first then stored keys, in key order. */
+export const listSettings = (publicOnly: boolean) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const stored = yield* sql<ReviewSetting>`SELECT key, value, public FROM review_settings`
+    const byKey = new Map<string, ReviewSetting>()
+    for (const [key, value] of Object.entries(defaults)) byKey.set(key, { key, value, public: alwaysPublic.has(key) })
+    for (const row of stored) byKey.set(row.key, { key: row.key, value: row.value, public: row.public || alwaysPublic.has(row.key) })
+    return [...byKey.values()].filter((setting) => !publicOnly || setting.public).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  })

@@ -1,0 +1,23 @@
+import type { Registry } from "../Reader.ts"
+import { alternativeValueDefinition, choiceDefinition, choiceGroupDefinition, projectDefinition } from "./Content.ts"
+import { taskRecordDefinition, taskRecordMediaDefinition } from "./Records.ts"
+import { reviewDefinition, reviewHistoryDefinition } from "./Reviews.ts"
+import { taskDefinition, templateSettingDefinition } from "./Tasks.ts"
+import { tipDefinition } from "./Tips.ts"
+import { userDefinition } from "./Users.ts"
+
+/** Every resource definition by key, for include walking. */
+export const registry: Registry = {
+  User: userDefinition,
+  Project: projectDefinition,
+  ChoiceGroup: choiceGroupDefinition,
+  Choice: choiceDefinition,
+  AlternativeValue: alternativeValueDefinition,
+  Task: taskDefinition,
+  TaskTemplateSetting: templateSettingDefinition,
+  TaskRecord: taskRecordDefinition,
+  TaskRecordMedia: taskRecordMediaDefinition,
+  TaskRecordReview: reviewDefinition,
+  TaskRecordReviewHistory: reviewHistoryDefinition,
+  Tip: tipDefinition
+}
