@@ -6,6 +6,14 @@ import type { BatchSearchFilter, BatchSearchResultRow, BatchSearchRow, BatchSear
 /** Rows per INSERT of queries or results: 12 parameters a row stays far below PostgreSQL's 65535 a statement. */
 const rowsPerInsert = 2_000
 
+/** A result row on its way to the table: a hit and its rank among its query's results. */
+export interface ResultToStore {
+  readonly queryNumber: number
+  readonly query: string
+  readonly rank: number
+  readonly hit: Hit
+}
+
 /** Who lists: the batch searches visible to them are their own and the published ones on projects they may use. */
 export interface Viewer {
   readonly userId: string
@@ -144,24 +152,23 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       return rows[0]?.count ?? 0
     })
 
-    /** Stores hits of a query ranked from `firstRank` on, in one statement. */
-    const insertResults = Effect.fn("BatchSearchRepo.insertResults")(function* (
-      uuid: string,
-      queryNumber: number,
-      query: string,
-      firstRank: number,
-      hits: ReadonlyArray<Hit>
-    ) {
-      if (hits.length === 0) return
+    /** Stores result rows in one statement. */
+    const insertResults = Effect.fn("BatchSearchRepo.insertResults")(function* (uuid: string, rows: ReadonlyArray<ResultToStore>) {
+      if (rows.length === 0) return
       yield* sql`INSERT INTO batch_search_results (search_uuid, query_number, query, doc_nb, doc_id, root_id, doc_path, creation_date,
           content_type, content_length, prj_id)
-        VALUES ${sql.join(",", false)(hits.map((hit, i) => sql`(${uuid}, ${queryNumber}, ${query}, ${firstRank + i}, ${hit.id}, ${hit.rootId},
-          ${hit.path}, ${hit.creationDate}, ${hit.contentType}, ${hit.contentLength}, ${hit.project})`))}`
+        VALUES ${sql.join(",", false)(rows.map(({ queryNumber, query, rank, hit }) => sql`(${uuid}, ${queryNumber}, ${query}, ${rank}, ${hit.id},
+          ${hit.rootId}, ${hit.path}, ${hit.creationDate}, ${hit.contentType}, ${hit.contentLength}, ${hit.project})`))}`
     })
 
-    /** A query's result count, and the batch's total made again from its queries'. */
-    const setQueryResults = Effect.fn("BatchSearchRepo.setQueryResults")(function* (uuid: string, queryNumber: number, count: number) {
-      yield* sql`UPDATE batch_search_queries SET query_results = ${count} WHERE search_uuid = ${uuid} AND query_number = ${queryNumber}`
+    /** Result counts of queries, and the batch's total made again from its queries'. */
+    const setQueryResults = Effect.fn("BatchSearchRepo.setQueryResults")(function* (
+      uuid: string,
+      counts: ReadonlyArray<{ readonly queryNumber: number; readonly count: number }>
+    ) {
+      yield* sql`UPDATE batch_search_queries q SET query_results = v.count
+        FROM unnest(${counts.map((c) => c.queryNumber)}::int[], ${counts.map((c) => c.count)}::int[]) AS v(query_number, count)
+        WHERE q.search_uuid = ${uuid} AND q.query_number = v.query_number`
       yield* sql`UPDATE batch_searches SET batch_results = (SELECT coalesce(sum(query_results), 0) FROM batch_search_queries WHERE search_uuid = ${uuid})
         WHERE uuid = ${uuid}`
     })

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Schema } from "effect"
 import { errorReason, hitsOf, searchBody, type Hit } from "../../domain/batch-search/BatchQuery.ts"
-import { BatchSearchRepo } from "../../domain/batch-search/BatchSearchRepo.ts"
+import { BatchSearchRepo, type ResultToStore } from "../../domain/batch-search/BatchSearchRepo.ts"
 import { SearchBackend } from "../../search/SearchBackend.ts"
 import * as JobKind from "../JobKind.ts"
 
@@ -9,8 +9,10 @@ import * as JobKind from "../JobKind.ts"
 export const maxBatchResults = 60_000 - 3_500
 /** Documents asked of the search backend per request. */
 const pageSize = 1_000
-/** Result rows per INSERT. */
+/** Result rows per INSERT, and pending rows that make a flush. */
 const rowsPerInsert = 1_000
+/** Finished queries written together at most. */
+const queriesPerFlush = 100
 
 export const BatchSearchPayload = Schema.Struct({ uuid: Schema.String })
 
@@ -22,9 +24,9 @@ export class BatchQueryFailed extends Schema.TaggedError<BatchQueryFailed>()("Ba
 
 /**
  * Runs a batch search (legacy-api-reference §5): QUEUED → RUNNING → SUCCESS, or FAILURE at the first query the
- * backend refuses (results of the queries before it are kept). Queries run in CSV order; each query's results and
- * the number of queries done are written in one transaction, so a restarted task resumes after the last finished
- * query. A stop marks the batch search FAILURE. One batch search runs at a time, as in the reference.
+ * backend refuses (results of the queries before it are kept). Queries run in CSV order; finished queries are
+ * written together (at most `queriesPerFlush` at a time), their results, counts and the number of queries done in
+ * one transaction, so a restarted task resumes after the last query written. A stop marks the batch search FAILURE. One batch search runs at a time, as in the reference.
  */
 export const BatchSearchJob = JobKind.make({
   name: "batchSearch",
@@ -71,20 +73,37 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
         return hits
       })
 
-    let stored = yield* repo.resultCount(search.uuid)
-    for (const [position, { queryNumber, query }] of queries.entries()) {
-      const hits = stored >= maxBatchResults ? [] : yield* searchQuery(query, maxBatchResults - stored)
-      yield* sql.withTransaction(
+    // Finished queries wait here until a flush writes their results, their counts and the checkpoint in one
+    // transaction: a restart resumes after the last query flushed, and writes take few round trips.
+    let pending: Array<ResultToStore> = []
+    let pendingCounts: Array<{ queryNumber: number; count: number }> = []
+    let finished = done
+    const flush = Effect.suspend(() => {
+      const rows = pending
+      const counts = pendingCounts
+      pending = []
+      pendingCounts = []
+      if (counts.length === 0) return Effect.void
+      return sql.withTransaction(
         Effect.gen(function* () {
-          yield* Effect.forEach(Arr.chunksOf(hits, rowsPerInsert), (chunk, chunkIndex) =>
-            repo.insertResults(search.uuid, queryNumber, query, chunkIndex * rowsPerInsert, chunk), { discard: true })
-          yield* repo.setQueryResults(search.uuid, queryNumber, hits.length)
-          yield* context.checkpoint.save(done + position + 1)
+          yield* Effect.forEach(Arr.chunksOf(rows, rowsPerInsert), (chunk) => repo.insertResults(search.uuid, chunk), { discard: true })
+          yield* repo.setQueryResults(search.uuid, counts)
+          yield* context.checkpoint.save(finished)
         })
-      )
+      ).pipe(Effect.zipRight(context.reportProgress(finished / search.nbQueries)))
+    })
+
+    let stored = yield* repo.resultCount(search.uuid)
+    for (const { queryNumber, query } of queries) {
+      // The queries before a refused one keep their results.
+      const hits = stored >= maxBatchResults ? [] : yield* searchQuery(query, maxBatchResults - stored).pipe(Effect.tapError(() => flush))
+      hits.forEach((hit, rank) => pending.push({ queryNumber, query, rank, hit }))
+      pendingCounts.push({ queryNumber, count: hits.length })
       stored += hits.length
-      yield* context.reportProgress((done + position + 1) / search.nbQueries)
+      finished += 1
+      if (pending.length >= rowsPerInsert || pendingCounts.length >= queriesPerFlush) yield* flush
     }
+    yield* flush
     yield* repo.finish(search.uuid, "SUCCESS", null, null)
     return stored
   }).pipe(
