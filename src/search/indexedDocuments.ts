@@ -12,3 +12,10 @@ export const indexedDocuments = (root: ExtractedDocument): ReadonlyArray<Indexed
   visit(root)
   return documents
 }
+
+/** The first document of each id: a batch may carry the same file twice (two copies scanned together). */
+export const firstOfEachId = (documents: ReadonlyArray<IndexedDocument>) => {
+  const first = new Map<string, IndexedDocument>()
+  for (const document of documents) if (!first.has(document.id)) first.set(document.id, document)
+  return first
+}

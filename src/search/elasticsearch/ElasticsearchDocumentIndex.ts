@@ -1,5 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { type BulkResult, DocumentIndex, DocumentIndexUnavailable, type IndexedDocument } from "../DocumentIndex.ts"
+import { firstOfEachId } from "../indexedDocuments.ts"
 import { describeFailure, ElasticsearchClient, type ElasticsearchFailure, errorType, ndjson } from "./Client.ts"
 import { indexMappings, indexSettings } from "./IndexSettings.ts"
 import { decodeStoredDocument, documentRouting, isDocumentRecord, documentSource, type DuplicateRecord, duplicateSource, toIndexedDocument } from "./Records.ts"
@@ -33,13 +34,6 @@ const bulkGroups = (operations: ReadonlyArray<BulkOperation>) => {
   }
   if (current.length > 0) groups.push(current)
   return groups
-}
-
-/** The first document of each id: a batch may carry the same file twice (two copies scanned together). */
-const firstOfEachId = (documents: ReadonlyArray<IndexedDocument>) => {
-  const first = new Map<string, IndexedDocument>()
-  for (const document of documents) if (!first.has(document.id)) first.set(document.id, document)
-  return first
 }
 
 /** A rejected item that retrying the batch may cure: the cluster overloaded or a shard unavailable. */

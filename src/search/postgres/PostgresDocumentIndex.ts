@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Layer, Option } from "effect"
 import { type BulkResult, DocumentIndex, type IndexedDocument } from "../DocumentIndex.ts"
+import { firstOfEachId } from "../indexedDocuments.ts"
 import { dirnameAncestors, indexedPrefix } from "./TextIndex.ts"
 
 /** Rows per INSERT: 22 parameters a row stays far below PostgreSQL's 65535 parameters a statement. */
@@ -66,13 +67,6 @@ const batches = (documents: ReadonlyArray<IndexedDocument>): ReadonlyArray<Reado
   }
   if (current.length > 0) groups.push(current)
   return groups
-}
-
-/** The first document of each id: a batch may carry the same file twice (two copies scanned together). */
-const firstOfEachId = (documents: ReadonlyArray<IndexedDocument>) => {
-  const first = new Map<string, IndexedDocument>()
-  for (const document of documents) if (!first.has(document.id)) first.set(document.id, document)
-  return first
 }
 
 /**
