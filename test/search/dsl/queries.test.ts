@@ -75,13 +75,17 @@ for (const database of databaseKinds) {
         })
       )
 
-      it.effect("wildcard (case-insensitive on request) and regexp on keyword fields", () =>
+      it.effect("wildcard (case-insensitive on request), regexp, fuzzy and prefix", () =>
         Effect.gen(function* () {
           expect(yield* idSet({ query: { wildcard: { dirname: { value: "*MAIL*", case_insensitive: true } } } })).toEqual(["doc-attachment", "doc-mail"])
           expect(yield* idSet({ query: { wildcard: { dirname: { value: "*MAIL*" } } } })).toEqual([])
           expect(yield* idSet({ query: { wildcard: { path: "*.txt" } } })).toEqual(["doc-fox", "doc-notes"])
           expect(yield* idSet({ query: { regexp: { contentType: "message/.*" } } })).toEqual(["doc-mail"])
           expect(yield* idSet({ query: { regexp: { contentType: "(text|message)/[a-z]+" } } })).toEqual(["doc-fox", "doc-notes"])
+          expect(yield* idSet({ query: { fuzzy: { content: { value: "quikc", fuzziness: 1 } } } })).toEqual(["doc-fox", "doc-mail"])
+          expect(yield* idSet({ query: { fuzzy: { mentionNorm: "jon doe" } } })).toEqual(["ne-john"])
+          expect(yield* idSet({ query: { fuzzy: { content: "" } } })).toEqual([])
+          expect(yield* idSet({ query: { prefix: { path: "/data/docs/s" } } })).toEqual(["doc-notes"])
         })
       )
 
