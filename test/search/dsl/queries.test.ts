@@ -129,6 +129,8 @@ for (const database of databaseKinds) {
           expect(yield* idSet(queryString("quick merger", { default_operator: "OR" }))).toEqual(["doc-attachment", "doc-fox", "doc-mail"])
           expect(yield* idSet({ query: { query_string: { default_field: "mentionNorm", query: "(john doe)" } } })).toEqual(["ne-john"])
           expect(yield* idSet({ query: { query_string: { fields: ["mentionNorm", "mention"], query: "*o*" } } })).toEqual(["ne-john"])
+          expect(yield* idSet({ query: { query_string: { fields: ["content^2", "path"], query: "whales" } } })).toEqual(["doc-notes"])
+          expect(yield* idSet({ query: { multi_match: { query: "Merger meeting", fields: ["title^3", "content"] } } })).toEqual(["doc-attachment", "doc-mail"])
         })
       )
 

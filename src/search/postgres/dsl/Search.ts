@@ -17,17 +17,28 @@ import { filterSource, sourceMayInclude } from "./Source.ts"
 
 type Sql = Statement.Constructor
 
-/** Columns aggregations read; `metadata` only when a dynamic metadata field is aggregated. */
-const matchedColumns = (withMetadata: boolean) =>
-  [
+/**
+ * Columns aggregations read. `metadata`, `title` and `content_type_category` only when an aggregation reads
+ * them: the view derives the last two per record, which is worth skipping over many matches.
+ */
+const matchedColumns = (aggregatedFields: ReadonlyArray<string>) => {
+  const reads = (test: (field: string) => boolean) => aggregatedFields.some(test)
+  return [
     "project", "id", "type", "routing", "routed", "join_parent", "path", "dirname", "dirname_tree", "content_type",
-    "content_type_category", "content_length", "content_text_length", "content_encoding", "language",
-    "extraction_date", "extraction_level", "tags", "ner_tags", "status", "parent_document", "root_document", "title",
-    "mention", "mention_norm", "mention_norm_text_length", "category", "offsets", "extractor", "extractor_language",
-    "is_hidden", "parts_of_speech", "document_id", ...(withMetadata ? ["metadata"] : [])
+    "content_length", "content_text_length", "content_encoding", "language", "extraction_date", "extraction_level",
+    "tags", "ner_tags", "status", "parent_document", "root_document", "mention", "mention_norm",
+    "mention_norm_text_length", "category", "offsets", "extractor", "extractor_language", "is_hidden",
+    "parts_of_speech", "document_id",
+    ...(reads((field) => field.startsWith("metadata.")) ? ["metadata"] : []),
+    ...(reads((field) => field === "title" || field === "titleNorm") ? ["title"] : []),
+    ...(reads((field) => field.startsWith("contentTypeCategory")) ? ["content_type_category"] : [])
   ]
     .map((name) => `r.${name}`)
     .join(", ")
+}
+
+const aggregatedFields = (request: SearchRequest) =>
+  request.aggregations.flatMap(([, agg]) => [agg.field, ...("metrics" in agg ? agg.metrics.map(([, metric]) => metric.field) : [])])
 
 /** The WHERE of a search: its indices and its query, over records aliased `r`. */
 export const searchScope = (sql: Sql, indices: ReadonlyArray<string>, query: Query) =>
@@ -80,11 +91,10 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
     const score = scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
-    const withMetadata = request.aggregations.some(([, agg]) => agg.field.startsWith("metadata.") || ("metrics" in agg && agg.metrics.some(([, metric]) => metric.field.startsWith("metadata."))))
     const sortColumns = keys.map((key, index) => sql`${key.kind === "score" ? score : key.expression!} AS ${sql.literal(`s${index}`)}`)
     const rows = yield* sql<Record<string, unknown>>`
       WITH matched AS MATERIALIZED (
-        SELECT ${sql.literal(matchedColumns(withMetadata))}, ${score} AS score${sortColumns.length === 0 ? sql`` : sql`, ${sql.csv(sortColumns)}`}
+        SELECT ${sql.literal(matchedColumns(aggregatedFields(request)))}, ${score} AS score${sortColumns.length === 0 ? sql`` : sql`, ${sql.csv(sortColumns)}`}
         FROM search_records r WHERE ${scope.where}
       )
       SELECT ${totalCount(sql, request.trackTotalHits)} AS total,
