@@ -76,8 +76,8 @@ interface Run {
   readonly requestsPerSecond: number
 }
 
-/** `total` requests, `concurrency` at a time, each timed. */
-const timed = <E, R>(total: number, request: (index: number) => Effect.Effect<unknown, E, R>) =>
+/** `total` requests, `parallel` at a time, each timed. */
+const timed = <E, R>(total: number, request: (index: number) => Effect.Effect<unknown, E, R>, parallel = concurrency) =>
   Effect.gen(function* () {
     const latencies: Array<number> = []
     const started = performance.now()
@@ -87,7 +87,7 @@ const timed = <E, R>(total: number, request: (index: number) => Effect.Effect<un
         const begin = performance.now()
         return Effect.tap(request(index), () => Effect.sync(() => latencies.push(performance.now() - begin)))
       },
-      { concurrency, discard: true }
+      { concurrency: parallel, discard: true }
     )
     const seconds = (performance.now() - started) / 1_000
     latencies.sort((a, b) => a - b)
@@ -122,23 +122,26 @@ const measure = (kind: DatabaseKind, requests: number) =>
     // Warm-up: plans, caches and the JIT, on both paths.
     yield* timed(concurrency * 2, (index) => backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: bodies[index % bodies.length] }))
     const engine = yield* timed(requests, (index) => backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: bodies[index % bodies.length] }))
+    // One request at a time: the latency of a search alone, without waiting for the other 15.
+    const alone = yield* timed(bodies.length * 4, (index) => backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: bodies[index % bodies.length] }), 1)
     const baseline = yield* timed(requests, (index) =>
       Effect.forEach(recorded[index % recorded.length]!.statements, ([text, parameters]) => sql.unsafe(text, parameters), { discard: true })
     )
     process.stdout.write(`${kind}: corpus of ${documentCount} generated in ${generationSeconds} s; matches ${JSON.stringify(matches)}\n`)
-    process.stdout.write(`${kind}: engine p50 ${engine.p50} ms p99 ${engine.p99} ms ${engine.requestsPerSecond} req/s; baseline SQL p50 ${baseline.p50} ms p99 ${baseline.p99} ms ${baseline.requestsPerSecond} req/s\n`)
-    return { engine, baseline }
+    process.stdout.write(`${kind}: engine p50 ${engine.p50} ms p99 ${engine.p99} ms ${engine.requestsPerSecond} req/s (one at a time: p50 ${alone.p50} ms); baseline SQL p50 ${baseline.p50} ms p99 ${baseline.p99} ms ${baseline.requestsPerSecond} req/s\n`)
+    return { engine, baseline, alone }
   }).pipe(Effect.provide(PostgresSearchBackend.pipe(Layer.provideMerge(testDatabase(kind)))), Effect.scoped)
 
-const ratio = (figures: { engine: Run; baseline: Run }) => Math.round((figures.engine.requestsPerSecond / figures.baseline.requestsPerSecond) * 100) / 100
+const ratio = (figures: { engine: Run; baseline: Run; alone: Run }) => Math.round((figures.engine.requestsPerSecond / figures.baseline.requestsPerSecond) * 100) / 100
 
 export const run = async () => {
   const embedded = await Effect.runPromise(measure("pglite", Number(process.env.BENCH_SEARCH_REQUESTS_EMBEDDED ?? 96)))
   const server = postgresAvailable ? await Effect.runPromise(measure("postgres", Number(process.env.BENCH_SEARCH_REQUESTS ?? 480))) : undefined
-  const figures = (prefix: string, run: { engine: Run; baseline: Run }) => ({
+  const figures = (prefix: string, run: { engine: Run; baseline: Run; alone: Run }) => ({
     [`${prefix}P50Ms`]: run.engine.p50,
     [`${prefix}P99Ms`]: run.engine.p99,
     [`${prefix}RequestsPerSecond`]: run.engine.requestsPerSecond,
+    [`${prefix}AloneP50Ms`]: run.alone.p50,
     [`${prefix}BaselineP50Ms`]: run.baseline.p50,
     [`${prefix}BaselineP99Ms`]: run.baseline.p99,
     [`${prefix}BaselineRequestsPerSecond`]: run.baseline.requestsPerSecond,
