@@ -13,14 +13,11 @@ import { PostgresSearchBackend } from "../src/search/postgres/PostgresSearchBack
 import { SearchBackend } from "../src/search/SearchBackend.ts"
 import { testDatabase } from "../test/engine/helpers.ts"
 import { type DatabaseKind, postgresAvailable } from "../test/helpers/databases.ts"
+import { corpusProject, documentCount, generateSearchCorpus } from "./_searchCorpus.ts"
 import { report } from "./report.ts"
 
-const documentCount = Number(process.env.BENCH_SEARCH_DOCUMENTS ?? 100_000)
 const concurrency = 16
-const project = "bench"
-/** Words a document is made of: `term1` … `term2000`, drawn so that low numbers are frequent (Zipf-like). */
-const vocabulary = 2_000
-const wordsPerDocument = 60
+const project = corpusProject
 
 /** Documents match: term12 ≈ half, term50 ≈ 15 %, term200/term300 a few %, term1500 < 1 %. */
 const userQueries = ["term50", "term200 term300", "term12", "term1500", '"term3 term4"', "term7 AND term90"]
@@ -45,29 +42,6 @@ const searchBody = (query: string) => ({
   }
 })
 
-/** The corpus in two statements: generate_series rows whose words are drawn in SQL, the tsvector built there too. */
-const generateCorpus = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`INSERT INTO document_indices (project) VALUES (${project}) ON CONFLICT DO NOTHING`
-  yield* sql`SELECT setseed(0.42)`
-  yield* sql`
-    INSERT INTO documents (project, id, root_id, parent_id, path, dirname, dirname_tree, content, content_type, content_length,
-      content_text_length, content_encoding, language, metadata, extraction_date, extraction_level, tags, ner_tags, status, content_tsv)
-    SELECT ${project}, 'doc-' || g, 'doc-' || g, NULL, dir || '/file-' || g || '.txt', dir,
-      ARRAY['/data', '/data/d' || (g % 20), dir], words, (ARRAY['application/pdf', 'text/plain', 'message/rfc822', 'text/html', 'application/msword'])[1 + g % 5],
-      1000 + (g * 37) % 100000, length(words), 'UTF-8', (ARRAY['ENGLISH', 'FRENCH', 'SPANISH', 'GERMAN'])[1 + (g / 7) % 4],
-      jsonb_build_object('tika_metadata_resourcename', 'file-' || g || '.txt'), timestamptz '2021-01-01' + (g % 1000) * interval '1 day', 0,
-      CASE g % 10 WHEN 0 THEN ARRAY['urgent'] WHEN 1 THEN ARRAY['Review', 'urgent'] WHEN 2 THEN ARRAY['archive'] ELSE '{}'::text[] END,
-      '{}', 'INDEXED', to_tsvector('simple', words)
-    FROM generate_series(1, ${documentCount}) AS g
-    CROSS JOIN LATERAL (SELECT '/data/d' || (g % 20) || '/s' || (g % 7) AS dir) AS d
-    CROSS JOIN LATERAL (
-      SELECT string_agg('term' || floor(power(${vocabulary}::float8, random()))::int, ' ') AS words
-      FROM generate_series(1, ${wordsPerDocument}) AS w WHERE g > 0
-    ) AS c`
-  yield* sql`ANALYZE documents`
-})
-
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!
 
 interface Run {
@@ -76,8 +50,8 @@ interface Run {
   readonly requestsPerSecond: number
 }
 
-/** `total` requests, `concurrency` at a time, each timed. */
-const timed = <E, R>(total: number, request: (index: number) => Effect.Effect<unknown, E, R>) =>
+/** `total` requests, `parallel` at a time, each timed. */
+const timed = <E, R>(total: number, request: (index: number) => Effect.Effect<unknown, E, R>, parallel = concurrency) =>
   Effect.gen(function* () {
     const latencies: Array<number> = []
     const started = performance.now()
@@ -87,7 +61,7 @@ const timed = <E, R>(total: number, request: (index: number) => Effect.Effect<un
         const begin = performance.now()
         return Effect.tap(request(index), () => Effect.sync(() => latencies.push(performance.now() - begin)))
       },
-      { concurrency, discard: true }
+      { concurrency: parallel, discard: true }
     )
     const seconds = (performance.now() - started) / 1_000
     latencies.sort((a, b) => a - b)
@@ -112,7 +86,7 @@ const recordStatements = (body: unknown) =>
 const measure = (kind: DatabaseKind, requests: number) =>
   Effect.gen(function* () {
     const generationStarted = performance.now()
-    yield* generateCorpus
+    yield* generateSearchCorpus
     const generationSeconds = Math.round((performance.now() - generationStarted) / 100) / 10
     const sql = yield* SqlClient.SqlClient
     const backend = yield* SearchBackend
@@ -122,23 +96,26 @@ const measure = (kind: DatabaseKind, requests: number) =>
     // Warm-up: plans, caches and the JIT, on both paths.
     yield* timed(concurrency * 2, (index) => backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: bodies[index % bodies.length] }))
     const engine = yield* timed(requests, (index) => backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: bodies[index % bodies.length] }))
+    // One request at a time: the latency of a search alone, without waiting for the other 15.
+    const alone = yield* timed(bodies.length * 4, (index) => backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: bodies[index % bodies.length] }), 1)
     const baseline = yield* timed(requests, (index) =>
       Effect.forEach(recorded[index % recorded.length]!.statements, ([text, parameters]) => sql.unsafe(text, parameters), { discard: true })
     )
     process.stdout.write(`${kind}: corpus of ${documentCount} generated in ${generationSeconds} s; matches ${JSON.stringify(matches)}\n`)
-    process.stdout.write(`${kind}: engine p50 ${engine.p50} ms p99 ${engine.p99} ms ${engine.requestsPerSecond} req/s; baseline SQL p50 ${baseline.p50} ms p99 ${baseline.p99} ms ${baseline.requestsPerSecond} req/s\n`)
-    return { engine, baseline }
+    process.stdout.write(`${kind}: engine p50 ${engine.p50} ms p99 ${engine.p99} ms ${engine.requestsPerSecond} req/s (one at a time: p50 ${alone.p50} ms); baseline SQL p50 ${baseline.p50} ms p99 ${baseline.p99} ms ${baseline.requestsPerSecond} req/s\n`)
+    return { engine, baseline, alone }
   }).pipe(Effect.provide(PostgresSearchBackend.pipe(Layer.provideMerge(testDatabase(kind)))), Effect.scoped)
 
-const ratio = (figures: { engine: Run; baseline: Run }) => Math.round((figures.engine.requestsPerSecond / figures.baseline.requestsPerSecond) * 100) / 100
+const ratio = (figures: { engine: Run; baseline: Run; alone: Run }) => Math.round((figures.engine.requestsPerSecond / figures.baseline.requestsPerSecond) * 100) / 100
 
 export const run = async () => {
   const embedded = await Effect.runPromise(measure("pglite", Number(process.env.BENCH_SEARCH_REQUESTS_EMBEDDED ?? 96)))
   const server = postgresAvailable ? await Effect.runPromise(measure("postgres", Number(process.env.BENCH_SEARCH_REQUESTS ?? 480))) : undefined
-  const figures = (prefix: string, run: { engine: Run; baseline: Run }) => ({
+  const figures = (prefix: string, run: { engine: Run; baseline: Run; alone: Run }) => ({
     [`${prefix}P50Ms`]: run.engine.p50,
     [`${prefix}P99Ms`]: run.engine.p99,
     [`${prefix}RequestsPerSecond`]: run.engine.requestsPerSecond,
+    [`${prefix}AloneP50Ms`]: run.alone.p50,
     [`${prefix}BaselineP50Ms`]: run.baseline.p50,
     [`${prefix}BaselineP99Ms`]: run.baseline.p99,
     [`${prefix}BaselineRequestsPerSecond`]: run.baseline.requestsPerSecond,

@@ -91,6 +91,7 @@ export const PostgresSearchBackend = Layer.effect(
     const count = (indices: ReadonlyArray<string>, request: BackendRequest) =>
       Effect.flatMap(bodyOf(request), (body) => Effect.flatMap(parseCountRequest(body, request.query), (query) => runCount(sql, indices, query)))
 
+    /** The index has one shard, so, as in ES then, a `routing` parameter does not change which record is found. */
     const record = (index: string, id: string) =>
       Effect.map(
         sql<RecordRow>`SELECT ${recordColumns(sql, "r", true)} FROM search_records r WHERE r.project = ${index} AND r.id = ${id} ORDER BY r.path LIMIT 1`,

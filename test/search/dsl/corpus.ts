@@ -138,10 +138,11 @@ export interface SearchResponse {
 
 /** A search expected to succeed. */
 export const search = (body: unknown, options: { path?: string; query?: Record<string, string> } = {}) =>
-  Effect.map(send(options.path ?? `${project}/_search`, body, { query: options.query ?? {} }), (response) => {
-    if (response.status !== 200) throw new Error(`search failed with ${response.status}: ${JSON.stringify(response.body)}`)
-    return response.body as SearchResponse
-  })
+  Effect.flatMap(send(options.path ?? `${project}/_search`, body, { query: options.query ?? {} }), (response) =>
+    response.status === 200
+      ? Effect.succeed(response.body as SearchResponse)
+      : Effect.dieMessage(`search failed with ${response.status}: ${JSON.stringify(response.body)}`)
+  )
 
 /** Ids of the hits of a search, in order. */
 export const ids = (body: unknown, options: { path?: string; query?: Record<string, string> } = {}) =>

@@ -75,13 +75,17 @@ for (const database of databaseKinds) {
         })
       )
 
-      it.effect("wildcard (case-insensitive on request) and regexp on keyword fields", () =>
+      it.effect("wildcard (case-insensitive on request), regexp, fuzzy and prefix", () =>
         Effect.gen(function* () {
           expect(yield* idSet({ query: { wildcard: { dirname: { value: "*MAIL*", case_insensitive: true } } } })).toEqual(["doc-attachment", "doc-mail"])
           expect(yield* idSet({ query: { wildcard: { dirname: { value: "*MAIL*" } } } })).toEqual([])
           expect(yield* idSet({ query: { wildcard: { path: "*.txt" } } })).toEqual(["doc-fox", "doc-notes"])
           expect(yield* idSet({ query: { regexp: { contentType: "message/.*" } } })).toEqual(["doc-mail"])
           expect(yield* idSet({ query: { regexp: { contentType: "(text|message)/[a-z]+" } } })).toEqual(["doc-fox", "doc-notes"])
+          expect(yield* idSet({ query: { fuzzy: { content: { value: "quikc", fuzziness: 1 } } } })).toEqual(["doc-fox", "doc-mail"])
+          expect(yield* idSet({ query: { fuzzy: { mentionNorm: "jon doe" } } })).toEqual(["ne-john"])
+          expect(yield* idSet({ query: { fuzzy: { content: "" } } })).toEqual([])
+          expect(yield* idSet({ query: { prefix: { path: "/data/docs/s" } } })).toEqual(["doc-notes"])
         })
       )
 
@@ -125,6 +129,8 @@ for (const database of databaseKinds) {
           expect(yield* idSet(queryString("quick merger", { default_operator: "OR" }))).toEqual(["doc-attachment", "doc-fox", "doc-mail"])
           expect(yield* idSet({ query: { query_string: { default_field: "mentionNorm", query: "(john doe)" } } })).toEqual(["ne-john"])
           expect(yield* idSet({ query: { query_string: { fields: ["mentionNorm", "mention"], query: "*o*" } } })).toEqual(["ne-john"])
+          expect(yield* idSet({ query: { query_string: { fields: ["content^2", "path"], query: "whales" } } })).toEqual(["doc-notes"])
+          expect(yield* idSet({ query: { multi_match: { query: "Merger meeting", fields: ["title^3", "content"] } } })).toEqual(["doc-attachment", "doc-mail"])
         })
       )
 

@@ -27,6 +27,18 @@ for (const database of databaseKinds) {
           })
           const page = { terms: { field: "contentType", size: 3, order: { _count: "desc" } }, aggs: { bucket_truncate: { bucket_sort: { size: 1, from: 1 } } } }
           expect(yield* buckets({ query, aggs: { contentType: page } }, "contentType")).toEqual([{ key: "text/plain", doc_count: 2 }])
+          expect(yield* buckets({ query, aggs: { contentType: { terms: { field: "contentType", min_doc_count: 2 } } } }, "contentType")).toEqual([
+            { key: "application/pdf", doc_count: 2 },
+            { key: "text/plain", doc_count: 2 }
+          ])
+          expect(yield* buckets({ query, aggs: { category: { terms: { field: "contentTypeCategory" } } } }, "category")).toEqual([
+            { key: "DOCUMENT", doc_count: 4 },
+            { key: "EMAIL", doc_count: 1 }
+          ])
+          expect(yield* buckets({ query, aggs: { title: { terms: { field: "titleNorm", include: "m.*" } } } }, "title")).toEqual([
+            { key: "merger meeting", doc_count: 1 },
+            { key: "message.eml", doc_count: 1 }
+          ])
           expect(yield* buckets({ aggs: { agg_terms_tags: { terms: { field: "tags" } } } }, "agg_terms_tags")).toEqual([
             { key: "urgent", doc_count: 2 },
             { key: "review", doc_count: 1 }

@@ -153,7 +153,7 @@ const keyFilter = (sql: Sql, pattern: string | ReadonlyArray<string> | undefined
 
 /** Rows of buckets: key, doc_count, the metrics m0…, and the total of all buckets' counts. */
 /** Buckets as a JSON array of rows: key, doc_count, the metrics m0…, and the total of all buckets' counts. */
-const bucketSelect = (sql: Sql, key: Fragment, lateral: Fragment, children: BucketChildren, filters: ReadonlyArray<Fragment>, order: ReadonlyArray<Fragment>, limit: number | undefined) =>
+const bucketSelect = (sql: Sql, key: Fragment, lateral: Fragment, children: BucketChildren, filters: ReadonlyArray<Fragment>, order: ReadonlyArray<Fragment>, limit: number | undefined, minDocCount = 1) =>
   Effect.gen(function* () {
     const metrics = yield* Effect.forEach(children.metrics, ([, metric], index) =>
       Effect.flatMap(metricValues(sql, metric, "r"), (values) => Effect.map(metricExpression(sql, metric, values), (expression) => sql`${expression} AS ${sql.literal(`m${index}`)}`))
@@ -165,7 +165,7 @@ const bucketSelect = (sql: Sql, key: Fragment, lateral: Fragment, children: Buck
         SELECT ${key} AS key, count(*)::int AS doc_count, (sum(count(*)) OVER ())::float8 AS total${metrics.length === 0 ? sql`` : sql`, ${sql.csv(metrics)}`}
         FROM matched r CROSS JOIN ${lateral}
         WHERE ${sql.and(conditions)}
-        GROUP BY 1
+        GROUP BY 1${minDocCount > 1 ? sql` HAVING count(*) >= ${minDocCount}` : sql``}
       ) buckets
     ) p${limit === undefined ? sql`` : sql` WHERE p.ord <= ${limit}`})`
   })
@@ -204,7 +204,7 @@ const termsPart = (sql: Sql, agg: TermsAgg) =>
       const buckets = rows.map((row) => ({ ...keyOf(values.kind, row.key), doc_count: row.doc_count, ...childrenOf(row, agg) }))
       return Effect.succeed({ doc_count_error_upper_bound: 0, sum_other_doc_count: (rows[0]?.total ?? 0) - shown, buckets: cut(buckets, agg) })
     }
-    return { select: yield* bucketSelect(sql, key, values.lateral, agg, filters, order, agg.size), finish } satisfies AggregationPart
+    return { select: yield* bucketSelect(sql, key, values.lateral, agg, filters, order, agg.size, agg.minDocCount), finish } satisfies AggregationPart
   })
 
 const dateHistogramPart = (sql: Sql, agg: DateHistogramAgg) =>

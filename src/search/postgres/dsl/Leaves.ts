@@ -89,7 +89,8 @@ export const termsCondition = (sql: Sql, field: Field, values: ReadonlyArray<Sca
       case "text": {
         // A term is not analysed: it matches when it is exactly one of the field's words.
         const term = String(values.length === 1 ? values[0] : "")
-        const found = values.length === 1 && words(field.normalize(term)).join(" ") === term && isIndexableWord(term)
+        const termWords = words(field.normalize(term))
+        const found = values.length === 1 && termWords.length === 1 && termWords[0] === term && isIndexableWord(term)
         if (!found) return values.length === 1 ? falseCondition(sql) : yield* textMatch(sql, field, values.map(String).join(" "), "or")
         return textQuery(sql, field, anyOrAllQuery([term], "or"))
       }

@@ -100,6 +100,9 @@ const RangeBody = Schema.Struct({
   ...Boost
 })
 
+/** `title^2` in a fields list: the boost changes scores only, which this engine does not weigh. */
+const withoutBoost = (field: string) => field.replace(/\^[\d.]+$/, "")
+
 const nonNull = (value: Scalar | null | undefined) => (value === null ? undefined : value)
 
 const operatorOf = (value: string | undefined): "and" | "or" => (value?.toLowerCase() === "and" ? "and" : "or")
@@ -156,7 +159,7 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       case "multi_match": {
         const parts = yield* decode(MultiMatchBody, body, name)
         const operator = operatorOf(parts.operator)
-        return bool({ should: parts.fields.map((field): Query => ({ _tag: "Match", field, text: String(parts.query), operator })) })
+        return bool({ should: parts.fields.map((field): Query => ({ _tag: "Match", field: withoutBoost(field), text: String(parts.query), operator })) })
       }
       case "term": {
         const [field, value] = yield* fieldAndValue(body, name)
@@ -239,7 +242,7 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       }
       case "query_string": {
         const parts = yield* decode(QueryStringBody, body, name)
-        const fields = parts.fields ?? (parts.default_field === undefined || parts.default_field === "*" ? undefined : [parts.default_field])
+        const fields = (parts.fields ?? (parts.default_field === undefined || parts.default_field === "*" ? undefined : [parts.default_field]))?.map(withoutBoost)
         return yield* parseQueryString({ query: parts.query, fields, defaultOperator: operatorOf(parts.default_operator) })
       }
     }

@@ -9,69 +9,78 @@ import { type RecordRow, recordColumns, routingOf, sourceOf } from "./Records.ts
 import { type SortKey, sortKeys } from "./Sort.ts"
 import { filterSource, sourceMayInclude } from "./Source.ts"
 
-/** Runs a parsed search over some indices and answers the ES `_search` response (search-dsl.md §4). */
+/**
+ * Runs a parsed search over some indices and answers the ES `_search` response (search-dsl.md §4). The matched
+ * records are read once, into `matched`, with their score and sort values; the total, every aggregation and the
+ * page of hits are then taken from it in the same statement, and a second one reads the page's records whole.
+ */
 
 type Sql = Statement.Constructor
-type Fragment = Statement.Fragment
-
-interface HitRow extends RecordRow {
-  readonly score: number | null
-  readonly [sortValue: `s${number}`]: unknown
-}
-
-/** Columns aggregations read; the matched records are materialised with these only (no text, no tsvector). */
-const matchedColumns = [
-  "project", "id", "type", "routing", "routed", "join_parent", "path", "dirname", "dirname_tree", "content_type",
-  "content_type_category", "content_length", "content_text_length", "content_encoding", "language", "metadata",
-  "extraction_date", "extraction_level", "tags", "ner_tags", "status", "parent_document", "root_document", "title",
-  "mention", "mention_norm", "mention_norm_text_length", "category", "offsets", "extractor", "extractor_language",
-  "is_hidden", "parts_of_speech", "document_id"
-]
-  .map((name) => `r.${name}`)
-  .join(", ")
-
-const totalValue = (track: boolean | number, count: number | null) => {
-  if (track === false || count === null) return undefined
-  return track !== true && count > track ? { value: track, relation: "gte" } : { value: count, relation: "eq" }
-}
-
-/** The count of a search, capped at `track_total_hits` when it is a number. */
-const totalCount = (sql: Sql, source: Fragment, track: boolean | number) =>
-  track === false
-    ? sql.literal("NULL::int")
-    : track === true
-      ? sql`(SELECT count(*)::int FROM ${source})`
-      : sql`(SELECT count(*)::int FROM (SELECT 1 FROM ${source} LIMIT ${track + 1}) t)`
 
 /**
- * The total and the aggregations in one statement: the matched records are read once into `matched`, which
- * the count and every aggregation then scan. Without aggregations the count reads the records directly.
+ * Columns aggregations read. `metadata`, `title` and `content_type_category` only when an aggregation reads
+ * them: the view derives the last two per record, which is worth skipping over many matches.
  */
-const totalAndAggregations = (sql: Sql, scope: Fragment, track: boolean | number, parts: ReadonlyArray<readonly [string, AggregationPart]>) =>
-  Effect.gen(function* () {
-    if (parts.length === 0) {
-      if (track === false) return { total: undefined, aggregations: {} }
-      const rows = yield* sql<{ total: number }>`SELECT ${totalCount(sql, sql`search_records r WHERE ${scope}`, track)} AS total`
-      return { total: totalValue(track, rows[0]?.total ?? 0), aggregations: {} }
-    }
-    const selects = parts.map(([, part], index) => sql`${part.select} AS ${sql.literal(`a${index}`)}`)
-    const rows = yield* sql<Record<string, unknown>>`
-      WITH matched AS MATERIALIZED (SELECT ${sql.literal(matchedColumns)} FROM search_records r WHERE ${scope})
-      SELECT ${totalCount(sql, sql`matched`, track)} AS total, ${sql.csv(selects)}`
-    const row = rows[0] ?? {}
-    const aggregations = yield* Effect.forEach(parts, ([name, part], index) => Effect.map(part.finish(row[`a${index}`]), (value) => [name, value] as const))
-    return { total: totalValue(track, typeof row.total === "number" ? row.total : null), aggregations: Object.fromEntries(aggregations) }
-  })
+const matchedColumns = (aggregatedFields: ReadonlyArray<string>) => {
+  const reads = (test: (field: string) => boolean) => aggregatedFields.some(test)
+  return [
+    "project", "id", "type", "routing", "routed", "join_parent", "path", "dirname", "dirname_tree", "content_type",
+    "content_length", "content_text_length", "content_encoding", "language", "extraction_date", "extraction_level",
+    "tags", "ner_tags", "status", "parent_document", "root_document", "mention", "mention_norm",
+    "mention_norm_text_length", "category", "offsets", "extractor", "extractor_language", "is_hidden",
+    "parts_of_speech", "document_id",
+    ...(reads((field) => field.startsWith("metadata.")) ? ["metadata"] : []),
+    ...(reads((field) => field === "title" || field === "titleNorm") ? ["title"] : []),
+    ...(reads((field) => field.startsWith("contentTypeCategory")) ? ["content_type_category"] : [])
+  ]
+    .map((name) => `r.${name}`)
+    .join(", ")
+}
+
+const aggregatedFields = (request: SearchRequest) =>
+  request.aggregations.flatMap(([, agg]) => [agg.field, ...("metrics" in agg ? agg.metrics.map(([, metric]) => metric.field) : [])])
 
 /** The WHERE of a search: its indices and its query, over records aliased `r`. */
 export const searchScope = (sql: Sql, indices: ReadonlyArray<string>, query: Query) =>
   Effect.map(compileQuery(sql, query, "r"), (compiled) => ({ where: sql`r.project IN ${sql.in(indices)} AND ${compiled.where}`, score: compiled.score }))
 
-const sortValue = (key: SortKey, value: unknown) => {
-  if (value === null || value === undefined) return null
-  if (key.kind === "date" && value instanceof Date) return value.getTime()
-  return typeof value === "string" || typeof value === "boolean" ? value : Number(value)
+const totalCount = (sql: Sql, track: boolean | number) =>
+  track === false
+    ? sql.literal("NULL::int")
+    : track === true
+      ? sql`(SELECT count(*)::int FROM matched)`
+      : sql`(SELECT count(*)::int FROM (SELECT 1 FROM matched LIMIT ${track + 1}) t)`
+
+const totalValue = (track: boolean | number, count: unknown) => {
+  if (track === false || typeof count !== "number") return undefined
+  return track !== true && count > track ? { value: track, relation: "gte" } : { value: count, relation: "eq" }
 }
+
+/** A hit of the page: where it is, its score, and its sort values as ES shows them (dates in epoch millis). */
+type PageEntry = readonly [project: string, id: string, path: string | null, score: number | null, ...sortValues: ReadonlyArray<unknown>]
+
+const pageSelect = (sql: Sql, keys: ReadonlyArray<SortKey>, from: number, size: number) => {
+  const values = keys.map((key, index) => {
+    const column = sql.literal(`h.s${index}`)
+    return key.kind === "date" ? sql`(extract(epoch FROM ${column}) * 1000)::float8` : column
+  })
+  const order = [...keys.map((key, index) => sql`${sql.literal(`m.s${index}`)} ${key.order}`), sql`m.project COLLATE "C"`, sql`m.id COLLATE "C"`, sql`m.path COLLATE "C"`]
+  return sql`(SELECT coalesce(json_agg(json_build_array(${sql.csv([sql`h.project`, sql`h.id`, sql`h.path`, sql`h.score`, ...values])})), '[]'::json)
+    FROM (SELECT * FROM matched m ORDER BY ${sql.csv(order)} LIMIT ${size} OFFSET ${from}) h)`
+}
+
+/** The page's records, whole (content included when the source or a highlight needs it), in page order. */
+const pageRecords = (sql: Sql, page: ReadonlyArray<PageEntry>, withContent: boolean) =>
+  Effect.gen(function* () {
+    if (page.length === 0) return []
+    const conditions = page.map(([project, id, path]) => sql`(r.project = ${project} AND r.id = ${id} AND r.path IS NOT DISTINCT FROM ${path})`)
+    const rows = yield* sql<RecordRow>`SELECT ${recordColumns(sql, "r", withContent)} FROM search_records r WHERE ${sql.or(conditions)}`
+    const byKey = new Map(rows.map((row) => [`${row.project}\0${row.id}\0${row.path}`, row]))
+    return page.flatMap((entry) => {
+      const row = byKey.get(`${entry[0]}\0${entry[1]}\0${entry[2]}`)
+      return row === undefined ? [] : [{ row, entry }]
+    })
+  })
 
 export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: SearchRequest): Effect.Effect<Record<string, unknown>, SearchRequestError | SqlError.SqlError> =>
   Effect.gen(function* () {
@@ -79,40 +88,43 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
     const scope = yield* searchScope(sql, indices, request.query)
     const clauses = request.sort ?? [{ _tag: "Score", order: "desc" }]
     const scored = clauses.some((clause) => clause._tag === "Score")
-    const keys = yield* sortKeys(sql, clauses, sql`(${scope.score})::float8`)
-    const ordered = keys.filter((key) => key.expression !== undefined)
+    const score = scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")
+    const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
+    const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
+    const sortColumns = keys.map((key, index) => sql`${key.kind === "score" ? score : key.expression!} AS ${sql.literal(`s${index}`)}`)
+    const rows = yield* sql<Record<string, unknown>>`
+      WITH matched AS MATERIALIZED (
+        SELECT ${sql.literal(matchedColumns(aggregatedFields(request)))}, ${score} AS score${sortColumns.length === 0 ? sql`` : sql`, ${sql.csv(sortColumns)}`}
+        FROM search_records r WHERE ${scope.where}
+      )
+      SELECT ${totalCount(sql, request.trackTotalHits)} AS total,
+        ${request.size === 0 ? sql.literal("'[]'::json") : pageSelect(sql, keys, request.from, request.size)} AS page
+        ${parts.length === 0 ? sql`` : sql`, ${sql.csv(parts.map(([, part], index) => sql`${part.select} AS ${sql.literal(`a${index}`)}`))}`}`
+    const row = rows[0] ?? {}
+    const aggregations = yield* Effect.forEach(parts, ([name, part], index) => Effect.map(part.finish(row[`a${index}`]), (value) => [name, value] as const))
+    const page = (Array.isArray(row.page) ? row.page : []) as ReadonlyArray<PageEntry>
     const withContent = request.highlight.length > 0 || sourceMayInclude(request.source, "content")
-    const hitsQuery = request.size === 0
-      ? Effect.succeed([] as ReadonlyArray<HitRow>)
-      : sql<HitRow>`
-          SELECT ${recordColumns(sql, "r", withContent)}, ${scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")} AS score
-            ${ordered.length === 0 ? sql`` : sql`, ${sql.csv(ordered.map((key, index) => sql`${key.expression!} AS ${sql.literal(`s${index}`)}`))}`}
-          FROM search_records r
-          WHERE ${scope.where}
-          ORDER BY ${sql.csv([...ordered.map((key) => sql`${key.expression!} ${key.order}`), sql`r.project COLLATE "C"`, sql`r.id COLLATE "C"`, sql`r.path COLLATE "C"`])}
-          LIMIT ${request.size} OFFSET ${request.from}`
-    const parts = yield* aggregationParts(sql, request.aggregations)
-    const [{ total, aggregations }, rows] = yield* Effect.all([totalAndAggregations(sql, scope.where, request.trackTotalHits, parts), hitsQuery])
-    const hits = rows.map((row) => {
-      const source = sourceOf(row)
+    const records = yield* pageRecords(sql, page, withContent)
+    const hits = records.map(({ row: record, entry }) => {
       const highlight = Object.fromEntries(
         request.highlight.flatMap((field) => {
-          const text = field.field === "content" ? row.content : null
+          const text = field.field === "content" ? record.content : null
           const fragments = text === null ? [] : highlightText(text, request.query, field)
           return fragments.length === 0 ? [] : [[field.field, fragments] as const]
         })
       )
       return {
-        _index: row.project,
-        _id: row.id,
-        _score: row.score,
-        ...routingOf(row),
-        ...(request.source === false ? {} : { _source: filterSource(source, request.source) }),
+        _index: record.project,
+        _id: record.id,
+        _score: entry[3],
+        ...routingOf(record),
+        ...(request.source === false ? {} : { _source: filterSource(sourceOf(record), request.source) }),
         ...(Object.keys(highlight).length === 0 ? {} : { highlight }),
-        ...(request.sort === undefined ? {} : { sort: ordered.map((key, index) => (key.kind === "score" ? row.score : sortValue(key, row[`s${index}`]))) })
+        ...(request.sort === undefined ? {} : { sort: entry.slice(4) })
       }
     })
-    const scores = rows.flatMap((row) => (row.score === null ? [] : [row.score]))
+    const scores = page.flatMap((entry) => (entry[3] === null ? [] : [entry[3]]))
+    const total = totalValue(request.trackTotalHits, row.total)
     return {
       took: Date.now() - started,
       timed_out: false,
@@ -122,7 +134,7 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
         max_score: scores.length === 0 ? null : Math.max(...scores),
         hits
       },
-      ...(request.aggregations.length === 0 ? {} : { aggregations })
+      ...(request.aggregations.length === 0 ? {} : { aggregations: Object.fromEntries(aggregations) })
     }
   })
 
