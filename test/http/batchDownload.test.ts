@@ -154,6 +154,11 @@ for (const database of databaseKinds) {
           expect(done.properties.batchDownload.query).toBe(JSON.stringify(raw))
           const entries = yield* resultZip(done)
           expect(entries.map((entry) => path.basename(entry.name))).toEqual(["banks.txt"])
+          // A query the search backend refuses ends the task in ERROR, with no archive.
+          const refused = yield* download({ no_such_query: {} })
+          expect(refused.state).toBe("ERROR")
+          expect(refused.error).toMatch(/^BatchDownloadSearchFailed: /)
+          expect(refused.properties.batchDownload.exists).toBe(false)
         })
       )
 
