@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -188,6 +189,27 @@ for (const database of databaseKinds) {
           expect(yield* resultZip(yield* download("cargo"))).toHaveLength(1)
           yield* patchSettings({ batchDownloadMaxSize: "100M" })
           expect(yield* resultZip(yield* download("cargo"))).toHaveLength(2)
+        })
+      )
+
+      it.effect("a download stopped while it writes ends CANCELLED and leaves no archive, finished or partial", () =>
+        Effect.gen(function* () {
+          // Indexed small, then replaced on disk by 64 MiB of random bytes: compressing them takes a while.
+          const big = yield* writeText("gigantic.bin.txt", "A gigantic ledger.")
+          yield* indexFiles(project, [big])
+          fs.writeFileSync(big, randomBytes(64 * 1024 ** 2))
+          const response = yield* startDownload({ projectIds: [project], query: "gigantic" })
+          const started = (yield* bodyJson(response)) as TaskView
+          const zipFile = fileURLToPath(started.properties.batchDownload.filename)
+          yield* eventually(readTask(started.name), (task) => task.properties.batchDownload.zipSize > 0 || task.state !== "RUNNING", "60 seconds")
+          const stop = yield* request(`/api/task/stop/${started.name}`, { method: "PUT" })
+          expect(yield* bodyJson(stop)).toBe(true)
+          const stopped = yield* eventually(readTask(started.name), (task) => task.state !== "RUNNING", "60 seconds")
+          expect(stopped.state).toBe("CANCELLED")
+          yield* eventually(Effect.sync(() => fs.readdirSync(downloadDir).filter((name) => name.includes(path.basename(zipFile)))), (names) => names.length === 0)
+          expect(fs.existsSync(zipFile)).toBe(false)
+          expect((yield* request(`/api/task/${started.name}/result`)).status).toBe(204)
+          fs.rmSync(big)
         })
       )
 
