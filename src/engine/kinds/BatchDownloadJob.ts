@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Option, Schema, SynchronizedRef } from "effect"
@@ -66,13 +67,17 @@ export const BatchDownloadJobLive = BatchDownloadJob.toLayer((payload, context) 
         const body = { ...searchRequestBody(payload.query, from, size), ...(from === 0 ? { track_total_hits: true } : {}) }
         const response = yield* backend.handle({ method: "POST", path: `${indices}/_search`, query: new URLSearchParams(), body })
         if (response.status !== 200) return yield* new BatchDownloadSearchFailed({ message: errorReason(response.body) })
-        return { hits: hitsOf(response.body), total: totalOf(response.body), complete: hitsOf(response.body).length < size }
+        const hits = hitsOf(response.body)
+        return { hits, total: totalOf(response.body), complete: hits.length < size }
       })
 
     /** A document's bytes: its file, or for an embedded one what its root file yields; none when unreadable. */
     const contentOf = (hit: Hit): Effect.Effect<Option.Option<{ content: EntryContent; size: number }>> =>
       hit.id === hit.rootId
-        ? Effect.promise(() => fs.stat(hit.path).then((info) => (info.isFile() ? Option.some({ content: { _tag: "File" as const, path: hit.path }, size: info.size }) : Option.none()), () => Option.none()))
+        ? Effect.promise(() => fs.stat(hit.path).then(Option.some, () => Option.none<Stats>())).pipe(
+            Effect.map(Option.filter((info) => info.isFile())),
+            Effect.map(Option.map((info) => ({ content: { _tag: "File" as const, path: hit.path }, size: info.size })))
+          )
         : extractor.embedded(hit.path, { project: hit.project, ocr: false, maxContentLength: -1 }, hit.id).pipe(
             Effect.map(({ bytes }) => Option.some({ content: { _tag: "Bytes" as const, bytes }, size: bytes.length })),
             Effect.catchAll((error) => Effect.as(Effect.logWarning(`batch download ${payload.uuid}: ${hit.id} skipped: ${error.message}`), Option.none()))
