@@ -271,6 +271,11 @@ for (const database of databaseKinds) {
           }
           const forbidden = yield* startDownload({ projectIds: [project, "someone-elses"], query: "x" })
           expect(forbidden.status).toBe(403)
+          // Cleaned tasks are answered with their download properties too.
+          const cleaned = (yield* Effect.flatMap(request("/api/task/clean", { method: "POST" }), bodyJson)) as ReadonlyArray<TaskView>
+          const downloads = cleaned.filter((task) => task.name.includes("BatchDownloadRunner"))
+          expect(downloads.length).toBeGreaterThan(0)
+          expect(downloads.every((task) => typeof task.properties.batchDownload.uuid === "string")).toBe(true)
         })
       )
     })

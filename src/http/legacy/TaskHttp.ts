@@ -6,7 +6,7 @@ import { Tasks } from "../../domain/task/Tasks.ts"
 import { allowMethods, empty, json, NotFound, pathParam, queryParam, stream } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { publicRoute, route } from "../Router.ts"
-import { legacyTaskView, LegacyTaskView, liveTaskView, StopAllAnswer } from "./TaskApi.ts"
+import { LegacyTaskView, liveTaskView, StopAllAnswer } from "./TaskApi.ts"
 
 const tag = "task"
 const views = Schema.Array(LegacyTaskView)
@@ -60,7 +60,7 @@ export const taskRoutes = [
     Effect.gen(function* () {
       const user = yield* caller
       const removed = yield* (yield* Tasks).cleanFinished(user.id)
-      return json(removed.map((task) => legacyTaskView(task, user)))
+      return json(yield* Effect.forEach(removed, (task) => liveTaskView(task, user)))
     }),
     { summary: "Removes the caller's finished tasks (DONE, ERROR, CANCELLED) and returns them", tag, response: views }
   ),
