@@ -4,6 +4,7 @@ import { BuildInfo } from "./config/BuildInfo.ts"
 import { Settings, type SettingsShape } from "./config/Settings.ts"
 import { databaseLayer } from "./db/Database.ts"
 import { runMigrations } from "./db/Migrator.ts"
+import { BatchDownloads } from "./domain/batch-download/BatchDownloads.ts"
 import { BatchSearches } from "./domain/batch-search/BatchSearches.ts"
 import { BatchSearchRepo } from "./domain/batch-search/BatchSearchRepo.ts"
 import { Documents } from "./domain/document/Documents.ts"
@@ -17,6 +18,7 @@ import { ProjectRepo } from "./domain/project/ProjectRepo.ts"
 import { Projects } from "./domain/project/Projects.ts"
 import { Deliverables } from "./domain/plugin/Deliverables.ts"
 import { Health } from "./domain/status/Health.ts"
+import { BatchDownloadJobLive } from "./engine/kinds/BatchDownloadJob.ts"
 import { BatchSearchJobLive } from "./engine/kinds/BatchSearchJob.ts"
 import { ingestionKindsLayer } from "./engine/kinds/index.ts"
 import { engineLayer } from "./engine/Layer.ts"
@@ -75,6 +77,9 @@ const batchSearchLayer = Layer.mergeAll(BatchSearches.Default, BatchSearchJobLiv
   Layer.provide(ProjectRepo.Default)
 )
 
+/** Batch downloads, the task kind writing their archives, and the cleaner of expired archives. */
+const batchDownloadLayer = Layer.mergeAll(BatchDownloads.Default, BatchDownloadJobLive).pipe(Layer.provide(ProjectRepo.Default))
+
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
   const documents = documentsLayer(settings)
@@ -84,6 +89,7 @@ export const quarryLayer = (settings: SettingsShape) => {
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
     Layer.provideMerge(ingestionKindsLayer),
     Layer.provideMerge(batchSearchLayer),
+    Layer.provideMerge(batchDownloadLayer),
     Layer.provideMerge(services),
     Layer.provideMerge(migratedDatabase(settings)),
     Layer.provideMerge(Layer.succeed(Settings, settings))

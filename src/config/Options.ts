@@ -99,6 +99,7 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
   { name: "batchDownloadMaxNbFiles", defaultValue: "10000", description: "most files in one batch download", check: integerIn(1, 10_000_000) },
   { name: "batchDownloadMaxSize", defaultValue: "100M", description: "largest batch download archive", check: sizeText },
   { name: "batchDownloadTimeToLive", defaultValue: "24", description: "hours a batch download archive is kept", check: integerIn(1, 1_000_000) },
+  { name: "batchDownloadEncrypt", defaultValue: "false", description: "encrypt batch download archives (AES) with a password per archive", check: booleanText },
   { name: "parallelism", defaultValue: defaultParallelism, description: "tasks run at once, and indexing workers", check: integerIn(1, 1024) },
   { name: "taskConcurrency", description: "tasks of one kind run at once, overriding parallelism (e.g. index=1,batchSearch=2)", check: kindConcurrencyText },
   { name: "parserParallelism", defaultValue: "1", description: "text extraction workers per index task", check: integerIn(1, 1024) },

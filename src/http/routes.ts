@@ -1,5 +1,6 @@
 import { apiKeyRoutes } from "./legacy/ApiKeyHttp.ts"
 import { authRoutes } from "./legacy/AuthHttp.ts"
+import { batchDownloadRoutes } from "./legacy/BatchDownloadHttp.ts"
 import { batchSearchRoutes } from "./legacy/BatchSearchHttp.ts"
 import { documentRoutes } from "./legacy/DocumentHttp.ts"
 import { documentMarksRoutes } from "./legacy/DocumentMarksHttp.ts"
@@ -24,7 +25,7 @@ import type { Route } from "./Router.ts"
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, batchDownloadRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()

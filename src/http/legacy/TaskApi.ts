@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { batchDownloadProperties } from "../../domain/batch-download/BatchDownload.ts"
 import { isTaskFile, type Task } from "../../domain/task/Task.ts"
 import { LegacyUser } from "../../domain/user/User.ts"
 
@@ -9,6 +10,8 @@ export const LegacyTaskView = Schema.Struct({
   progress: Schema.Union(Schema.Number, Schema.Literal("NaN")),
   user: LegacyUser,
   result: Schema.optional(Schema.Unknown),
+  /** Only for batch downloads: `{"batchDownload": {...}}` (reference §3.12). */
+  properties: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   error: Schema.optional(Schema.String)
 })
 export type LegacyTaskView = typeof LegacyTaskView.Type
@@ -20,7 +23,7 @@ export const StopAllAnswer = Schema.Record({ key: Schema.String, value: Schema.B
  * The legacy view of a task. The reference has no queued state (its executor shows waiting tasks as running),
  * so QUEUED reads as RUNNING with progress 0; a file result reads as its path.
  */
-export const legacyTaskView = (task: Task, user: LegacyUser): LegacyTaskView => {
+export const legacyTaskView = (task: Task, user: LegacyUser, properties?: Readonly<Record<string, unknown>>): LegacyTaskView => {
   const queued = task.state === "QUEUED"
   const result = isTaskFile(task.result) ? task.result.path : task.result
   return {
@@ -29,6 +32,11 @@ export const legacyTaskView = (task: Task, user: LegacyUser): LegacyTaskView => 
     progress: queued ? 0 : (task.progress ?? "NaN"),
     user,
     ...(result === null || result === undefined ? {} : { result }),
+    ...(properties === undefined ? {} : { properties }),
     ...(task.error === null ? {} : { error: task.error })
   }
 }
+
+/** The legacy view with the properties of its kind read live (a batch download's archive on disk). */
+export const liveTaskView = (task: Task, user: LegacyUser) =>
+  Effect.map(batchDownloadProperties(task, user), (properties) => legacyTaskView(task, user, properties))

@@ -6,7 +6,7 @@ import { Tasks } from "../../domain/task/Tasks.ts"
 import { allowMethods, empty, json, NotFound, pathParam, queryParam, stream } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { publicRoute, route } from "../Router.ts"
-import { legacyTaskView, LegacyTaskView, StopAllAnswer } from "./TaskApi.ts"
+import { LegacyTaskView, liveTaskView, StopAllAnswer } from "./TaskApi.ts"
 
 const tag = "task"
 const views = Schema.Array(LegacyTaskView)
@@ -30,7 +30,7 @@ export const taskRoutes = [
     Effect.gen(function* () {
       const user = yield* caller
       const tasks = yield* (yield* Tasks).list(user.id, yield* queryParam("filter"))
-      return json(tasks.map((task) => legacyTaskView(task, user)))
+      return json(yield* Effect.forEach(tasks, (task) => liveTaskView(task, user)))
     }),
     { summary: "The caller's tasks, any state; `filter` keeps those whose name matches it (a regular expression)", tag, query: { filter: "pattern found in the task name" }, response: views }
   ),
@@ -39,7 +39,7 @@ export const taskRoutes = [
     "/api/task/:id",
     Effect.gen(function* () {
       const user = yield* caller
-      return json(legacyTaskView(yield* (yield* Tasks).find(user.id, yield* pathParam("id")), user))
+      return json(yield* liveTaskView(yield* (yield* Tasks).find(user.id, yield* pathParam("id")), user))
     }),
     { summary: "One of the caller's tasks by name (404 unknown, 403 another user's)", tag, response: LegacyTaskView }
   ),
@@ -60,7 +60,7 @@ export const taskRoutes = [
     Effect.gen(function* () {
       const user = yield* caller
       const removed = yield* (yield* Tasks).cleanFinished(user.id)
-      return json(removed.map((task) => legacyTaskView(task, user)))
+      return json(yield* Effect.forEach(removed, (task) => liveTaskView(task, user)))
     }),
     { summary: "Removes the caller's finished tasks (DONE, ERROR, CANCELLED) and returns them", tag, response: views }
   ),
