@@ -1,5 +1,8 @@
 import { Context, type Effect } from "effect"
 
+/** from + size beyond this is refused, as by Elasticsearch's default index.max_result_window. */
+export const maxResultWindow = 10_000
+
 /**
  * One request to the search backend, as the index proxy received it after its access checks: the path after
  * `/api/index/search/` (e.g. `local-datashare/_search`, `a,b/_count`, `idx/_doc/<id>`), the query parameters,

@@ -2,11 +2,16 @@ import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option, Schema } from "effect"
 import { errorReason, hitsOf, searchBody, type Hit } from "../../domain/batch-search/BatchQuery.ts"
 import { BatchSearchRepo, type ResultToStore } from "../../domain/batch-search/BatchSearchRepo.ts"
-import { SearchBackend } from "../../search/SearchBackend.ts"
+import { maxResultWindow, SearchBackend } from "../../search/SearchBackend.ts"
 import * as JobKind from "../JobKind.ts"
 
 /** Results of a whole batch search are capped, as in the reference (60 000 less one scroll page). */
 export const maxBatchResults = 60_000 - 3_500
+/**
+ * Results kept of one query: paging with from/size reaches no further than the backends' result window (ES's
+ * index.max_result_window, which the embedded engine applies too).
+ */
+const maxQueryResults = maxResultWindow
 /** Documents asked of the search backend per request. */
 const pageSize = 1_000
 /** Result rows per INSERT, and pending rows that make a flush. */
@@ -96,7 +101,8 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
     let stored = yield* repo.resultCount(search.uuid)
     for (const { queryNumber, query } of queries) {
       // The queries before a refused one keep their results.
-      const hits = stored >= maxBatchResults ? [] : yield* searchQuery(query, maxBatchResults - stored).pipe(Effect.tapError(() => flush))
+      const room = Math.min(maxQueryResults, maxBatchResults - stored)
+      const hits = room <= 0 ? [] : yield* searchQuery(query, room).pipe(Effect.tapError(() => flush))
       hits.forEach((hit, rank) => pending.push({ queryNumber, query, rank, hit }))
       pendingCounts.push({ queryNumber, count: hits.length })
       stored += hits.length

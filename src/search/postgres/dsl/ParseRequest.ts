@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { maxResultWindow } from "../../SearchBackend.ts"
 import { type HighlightField, matchAll, type SearchRequest, type SortClause, type SortOrder, type SourceFilter } from "./Ast.ts"
 import { illegalArgument, parsingError, type SearchRequestError, unsupported } from "./Errors.ts"
 import { parseAggregations } from "./ParseAggs.ts"
@@ -6,9 +7,6 @@ import { decode, isObject, parseQuery } from "./ParseQuery.ts"
 import { parseQueryString } from "./QueryString.ts"
 
 /** A whole `_search` / `_count` body plus the URL parameters that override it (search-dsl.md §5.2–§5.3). */
-
-/** from + size beyond this is refused, as ES's index.max_result_window. */
-const maxResultWindow = 10_000
 
 const unsupportedKeys = new Set([
   "script_fields", "runtime_mappings", "suggest", "collapse", "rescore", "search_after", "pit", "post_filter",
