@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Array as Arr, Effect, Option, Schema } from "effect"
+import { Array as Arr, Effect, Either, Option, Schema } from "effect"
 import { errorReason, hitsOf, searchBody, type Hit } from "../../domain/batch-search/BatchQuery.ts"
 import { BatchSearchRepo, type ResultToStore } from "../../domain/batch-search/BatchSearchRepo.ts"
 import { maxResultWindow, SearchBackend } from "../../search/SearchBackend.ts"
@@ -12,6 +12,8 @@ export const maxBatchResults = 60_000 - 3_500
  * index.max_result_window, which the embedded engine applies too).
  */
 const maxQueryResults = maxResultWindow
+/** Queries searched at once: they are independent, and the database serves several connections. */
+const searchesAtOnce = 4
 /** Documents asked of the search backend per request. */
 const pageSize = 1_000
 /** Result rows per INSERT, and pending rows that make a flush. */
@@ -99,14 +101,23 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
     })
 
     let stored = yield* repo.resultCount(search.uuid)
-    for (const { queryNumber, query } of queries) {
-      // The queries before a refused one keep their results.
+    for (const window of Arr.chunksOf(queries, searchesAtOnce)) {
+      // The window's searches run together, each asking for what the batch could still store before it; the hits
+      // are then taken in CSV order within what is left, the same documents a one-by-one run would store.
       const room = Math.min(maxQueryResults, maxBatchResults - stored)
-      const hits = room <= 0 ? [] : yield* searchQuery(query, room).pipe(Effect.tapError(() => flush))
-      hits.forEach((hit, rank) => pending.push({ queryNumber, query, rank, hit }))
-      pendingCounts.push({ queryNumber, count: hits.length })
-      stored += hits.length
-      finished += 1
+      const answerOf = (query: string): Effect.Effect<Either.Either<ReadonlyArray<Hit>, BatchQueryFailed>> =>
+        room <= 0 ? Effect.succeed(Either.right([])) : Effect.either(searchQuery(query, room))
+      const answers = yield* Effect.forEach(window, ({ query }) => answerOf(query), { concurrency: searchesAtOnce })
+      for (const [position, { queryNumber, query }] of window.entries()) {
+        const answer = answers[position]!
+        // The queries before a refused one keep their results.
+        if (Either.isLeft(answer)) return yield* Effect.zipRight(flush, Effect.fail(answer.left))
+        const hits = answer.right.slice(0, Math.max(0, Math.min(maxQueryResults, maxBatchResults - stored)))
+        hits.forEach((hit, rank) => pending.push({ queryNumber, query, rank, hit }))
+        pendingCounts.push({ queryNumber, count: hits.length })
+        stored += hits.length
+        finished += 1
+      }
       if (pending.length >= rowsPerInsert || pendingCounts.length >= queriesPerFlush) yield* flush
     }
     yield* flush
@@ -119,8 +130,9 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
         repo.finish(payload.uuid, "FAILURE", `SearchException: query='${error.query}' message='${error.message}'`, error.query)
       ).pipe(Effect.orDie)
     ),
-    // A stop (the task CANCELLED) ends the batch search; a shutdown leaves it RUNNING for the next process.
-    Effect.onInterrupt(() =>
+    // A stop (the task CANCELLED) ends the batch search; a shutdown leaves it RUNNING for the next process. Checked
+    // on every exit: an interruption can reach the searches running together as failures as well.
+    Effect.ensuring(
       Effect.flatMap(BatchSearchRepo, (repo) => repo.failIfCancelled(payload.uuid, context.taskId)).pipe(Effect.ignoreLogged)
     )
   )
