@@ -27,7 +27,9 @@ const rowsOf = (project: string) =>
       UNION ALL SELECT 'documents', count(*)::int FROM documents WHERE project = ${project}
       UNION ALL SELECT 'duplicates', count(*)::int FROM duplicates WHERE project = ${project}
       UNION ALL SELECT 'indices', count(*)::int FROM document_indices WHERE project = ${project}
-      UNION ALL SELECT 'projects', count(*)::int FROM projects WHERE id = ${project}`
+      UNION ALL SELECT 'projects', count(*)::int FROM projects WHERE id = ${project}
+      UNION ALL SELECT 'batchSearches', count(*)::int FROM batch_searches b JOIN batch_search_projects p ON p.search_uuid = b.uuid WHERE p.project_id = ${project}
+      UNION ALL SELECT 'batchResults', count(*)::int FROM batch_search_results WHERE prj_id = ${project}`
   ).pipe(Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.name, row.count]))))
 
 /** A project with one of every row that belongs to it. */
@@ -41,10 +43,16 @@ const populate = (project: string) =>
     yield* send("POST", `/api/${project}/documents/batchUpdate/recommend`, [b])
     yield* send("PUT", `/api/${project}/notes/data/${project}`, { note: "careful" })
     yield* send("PUT", "/api/users/me/history", { type: "DOCUMENT", projectIds: [project], name: "doc", uri: `/ds/${project}/${a}` })
+    // A batch search of the project, with one result (the run itself is tested with batch searches).
+    const uuid = `00000000-0000-4000-8000-${Buffer.from(project).toString("hex").padStart(12, "0").slice(-12)}`
+    yield* query((sql) => sql`INSERT INTO batch_searches (uuid, name, user_id, state) VALUES (${uuid}, 'names', 'local', 'SUCCESS') RETURNING uuid`)
+    yield* query((sql) => sql`INSERT INTO batch_search_projects (search_uuid, project_id) VALUES (${uuid}, ${project}) RETURNING project_id`)
+    yield* query((sql) => sql`INSERT INTO batch_search_results (search_uuid, query_number, query, doc_nb, doc_id, root_id, doc_path, prj_id)
+      VALUES (${uuid}, 0, 'names', 0, ${a!}, ${a!}, '/data/a.txt', ${project}) RETURNING doc_id`)
   })
 
-const everyRow = { stars: 1, tags: 2, recommendations: 1, notes: 1, history: 1, documents: 2, duplicates: 1, indices: 1, projects: 1 }
-const noRow = { stars: 0, tags: 0, recommendations: 0, notes: 0, history: 0, documents: 0, duplicates: 0, indices: 0, projects: 0 }
+const everyRow = { stars: 1, tags: 2, recommendations: 1, notes: 1, history: 1, documents: 2, duplicates: 1, indices: 1, projects: 1, batchSearches: 1, batchResults: 1 }
+const noRow = { stars: 0, tags: 0, recommendations: 0, notes: 0, history: 0, documents: 0, duplicates: 0, indices: 0, projects: 0, batchSearches: 0, batchResults: 0 }
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable

@@ -42,7 +42,7 @@ export class ProjectRepo extends Effect.Service<ProjectRepo>()("quarry/ProjectRe
       )
     })
 
-    /** Deletes the rows users attached to the project, its queued files, and the project row. */
+    /** Deletes the rows users attached to the project, its queued files, its batch-search results, and the project row. */
     const removeRows = Effect.fn("ProjectRepo.removeRows")(function* (id: string) {
       yield* sql`DELETE FROM document_stars WHERE project = ${id}`
       yield* sql`DELETE FROM document_tags WHERE project = ${id}`
@@ -50,6 +50,11 @@ export class ProjectRepo extends Effect.Service<ProjectRepo>()("quarry/ProjectRe
       yield* sql`DELETE FROM notes WHERE project = ${id}`
       yield* sql`DELETE FROM user_history_projects WHERE project = ${id}`
       yield* sql`DELETE FROM document_queue WHERE project = ${id}`
+      // Batch searches lose the project's results; those searching this project alone go with it.
+      yield* sql`DELETE FROM batch_search_results WHERE prj_id = ${id}`
+      yield* sql`DELETE FROM batch_searches b WHERE EXISTS (SELECT 1 FROM batch_search_projects p WHERE p.search_uuid = b.uuid AND p.project_id = ${id})
+        AND NOT EXISTS (SELECT 1 FROM batch_search_projects p WHERE p.search_uuid = b.uuid AND p.project_id <> ${id})`
+      yield* sql`DELETE FROM batch_search_projects WHERE project_id = ${id}`
       yield* sql`DELETE FROM projects WHERE id = ${id}`
     })
 
