@@ -4,6 +4,7 @@ import { publicRoute } from "../Router.ts"
 import { assignmentRoutes } from "./AssignmentHttp.ts"
 import { contentRoutes } from "./ContentHttp.ts"
 import { mediaRoutes } from "./MediaHttp.ts"
+import { operationRoutes } from "./OperationsHttp.ts"
 import { recordWriteRoutes } from "./RecordWriteHttp.ts"
 import { reviewReadRoutes } from "./ReadHttp.ts"
 import { reviewWriteRoutes } from "./ReviewWriteHttp.ts"
@@ -17,7 +18,7 @@ import { uploadRoutes } from "./UploadHttp.ts"
  */
 export const reviewRoutes = [
   ...withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...templateSettingRoutes, ...assignmentRoutes,
-    ...reviewWriteRoutes, ...recordWriteRoutes]),
+    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes]),
   // `/api/` leads to the current version, as in the reference.
   publicRoute("GET", "/api", Effect.succeed(empty(302, { Location: "/api/v1/" })), { summary: "Redirects to the review API root /api/v1/", tag: "review" })
 ]
