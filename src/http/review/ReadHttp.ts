@@ -26,7 +26,9 @@ const collections = [
   "task-record-media",
   "task-record-reviews",
   "tips",
-  "settings"
+  "settings",
+  "task-user-statistics",
+  "task-user-choice-statistics"
 ]
 
 const list = (definition: ResourceDefinition) =>
@@ -143,6 +145,8 @@ export const reviewReadRoutes = [
   jsonApiRoute("GET", `${apiRoot}/task-record-reviews`, list(registry.TaskRecordReview), "Task record reviews of the tasks one checks"),
   jsonApiRoute("GET", `${apiRoot}/task-record-reviews/:id`, reviewDetail, "A review (its checker only)"),
   ...collectionRoutes("tips", registry.Tip, "Tips"),
+  ...collectionRoutes("task-user-statistics", registry.TaskUserStatistics, "Checkers' progress per task and round"),
+  ...collectionRoutes("task-user-choice-statistics", registry.TaskChoiceStatistics, "Checkers' choices per task and round"),
   jsonApiRoute("GET", `${apiRoot}/settings`, Effect.map(settingsFor, (settings) => document({ data: settings.map(settingObject) })), "Settings"),
   jsonApiRoute(
     "GET",

@@ -32,6 +32,8 @@ export type ResourceKey =
   | "TaskRecordReview"
   | "TaskRecordReviewHistory"
   | "Tip"
+  | "TaskUserStatistics"
+  | "TaskChoiceStatistics"
 
 export interface ToOne {
   readonly resource: ResourceKey
