@@ -52,7 +52,7 @@ describe("review API bulk operations", () => {
           [{ id: aliceOnB, method: "delete", payload: 1 }, [], 400, '"delete" is not a valid choice.'],
           [{ id: aliceOnB, method: "update", payload: 7 }, [], 400, "Payload 7 cannot be found in the `payloads` list"],
           [{ id: aliceOnB, method: "update", payload: 2 }, [{ id: 2, value: { data: { attributes: {} } } }], 400, "Payload data must define a `type`"],
-          [{ id: aliceOnB, method: "update", payload: 2 }, [{ id: 2, value: { data: { type: "Tip" } } }], 400, "Payload type must be one of: TaskRecordReview"],
+          [{ id: aliceOnB, method: "update", payload: 2 }, [{ id: 2, value: { data: { type: "Tip" } } }], 400, "Payload type must be one of: TaskRecordReview, UserNotification"],
           [{ id: aliceOnB, method: "update", payload: 2 }, [{ id: 2, value: { data: { type: "TaskRecordReview", attributes: { note: ["a list"] } } } }], 400, "Not a valid string."]
         ]
         for (const [invalid, extraPayloads, status, detail] of cases) {

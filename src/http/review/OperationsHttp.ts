@@ -2,6 +2,7 @@ import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import { checkReviewChange, loadReview, notYourReview } from "../../domain/review/ReviewUpdate.ts"
 import type { ReviewFieldInvalid, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
+import { notificationUpdate } from "./ActivityHttp.ts"
 import { isObject, readDocument, resourceData, type RequestDocument } from "./Document.ts"
 import { badRequest, forbidden, type JsonApiError, notFound } from "./JsonApiError.ts"
 import type { ReadContext } from "./Resource.ts"
@@ -32,7 +33,9 @@ const reviewPayload: PayloadKind = (context, targetId, payload, base) =>
     return saveReview(context, review.id, change)
   })
 
-const payloadKinds: Readonly<Record<string, PayloadKind>> = { TaskRecordReview: reviewPayload }
+const notificationPayload: PayloadKind = (context, targetId, payload, base) => notificationUpdate(context, targetId, payload, base, cannotBeFound)
+
+const payloadKinds: Readonly<Record<string, PayloadKind>> = { TaskRecordReview: reviewPayload, UserNotification: notificationPayload }
 
 const listOf = (attributes: Readonly<Record<string, unknown>>, name: string) =>
   Array.isArray(attributes[name]) ? Effect.succeed(attributes[name] as ReadonlyArray<unknown>) : Effect.fail(badRequest("This field is required.", `/data/attributes/${name}`))

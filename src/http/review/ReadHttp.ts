@@ -28,7 +28,10 @@ const collections = [
   "tips",
   "settings",
   "task-user-statistics",
-  "task-user-choice-statistics"
+  "task-user-choice-statistics",
+  "actions",
+  "action-aggregates",
+  "user-notifications"
 ]
 
 const list = (definition: ResourceDefinition) =>
@@ -40,7 +43,7 @@ const list = (definition: ResourceDefinition) =>
 
 const modelName = (definition: ResourceDefinition) => (typeof definition.type === "string" ? definition.type : "TaskTemplateSetting")
 
-const detail = (definition: ResourceDefinition) =>
+export const detail = (definition: ResourceDefinition) =>
   Effect.gen(function* () {
     const context = yield* readContext
     const request = yield* HttpRequest
@@ -122,7 +125,7 @@ const root = Effect.gen(function* () {
   return document({ data: null, links: Object.fromEntries(collections.map((name) => [name, `${context.baseUrl}${apiRoot}/${name}/`])) })
 })
 
-const collectionRoutes = (name: string, definition: ResourceDefinition, label: string) => [
+export const collectionRoutes = (name: string, definition: ResourceDefinition, label: string) => [
   jsonApiRoute("GET", `${apiRoot}/${name}`, list(definition), `${label}: the collection`),
   jsonApiRoute("GET", `${apiRoot}/${name}/:id`, detail(definition), `${label}: one by id`)
 ]

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { recordAction } from "../../domain/review/Activity.ts"
 import { checkRecordAccess, lockRecord, setBookmark, unlockRecord } from "../../domain/review/RecordMarks.ts"
 import { pathParam } from "../Http.ts"
 import { recordContentUpdate } from "./ContentHttp.ts"
@@ -31,9 +32,14 @@ const updateRecord = Effect.gen(function* () {
       Effect.gen(function* () {
         const marks = typeof locked === "boolean" || typeof bookmarked === "boolean"
         if (marks && context.user.isStaff) yield* checkRecordAccess(id, userId)
+        const target = { type: "TaskRecord", id }
         if (locked === true) yield* lockRecord(id, userId)
         if (locked === false) yield* unlockRecord(id, userId)
-        if (typeof bookmarked === "boolean") yield* setBookmark(id, userId, bookmarked)
+        if (typeof locked === "boolean") yield* recordAction({ verb: locked ? "locked" : "unlocked", actorId: userId, target })
+        if (typeof bookmarked === "boolean") {
+          yield* setBookmark(id, userId, bookmarked)
+          yield* recordAction({ verb: bookmarked ? "bookmarked" : "unbookmarked", actorId: userId, target })
+        }
         yield* content
       })
     )

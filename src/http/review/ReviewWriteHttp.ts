@@ -2,6 +2,8 @@ import type { SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { ReviewFieldInvalid, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
 import { applyReviewChange, checkReviewChange, loadReview, notYourReview, type ReviewChange } from "../../domain/review/ReviewUpdate.ts"
+import { recordReviewActivity } from "../../domain/review/Activity.ts"
+import { notifyMentions } from "../../domain/review/Mentions.ts"
 import { pathParam } from "../Http.ts"
 import { readDocument, type RequestDocument } from "./Document.ts"
 import { badRequest, conflict, forbidden, JsonApiError, notFound } from "./JsonApiError.ts"
@@ -75,12 +77,14 @@ export const checkReview = (context: ReadContext, reviewId: number, change: Revi
     yield* checkReviewChange(context.user.id, review, change)
   })
 
-/** Saves a checked change with its recomputations, in the caller's transaction. */
-export const saveReview = (_context: ReadContext, reviewId: number, change: ReviewChange) =>
+/** Saves a checked change with its recomputations, actions and mentions, in the caller's transaction. */
+export const saveReview = (context: ReadContext, reviewId: number, change: ReviewChange) =>
   Effect.gen(function* () {
     const review = yield* loadReview(reviewId)
     if (review === undefined) return yield* notFound("The resource cannot be found")
-    yield* applyReviewChange(review, change)
+    const outcome = yield* applyReviewChange(review, change)
+    yield* recordReviewActivity(context.user.id, outcome)
+    if (typeof change.note === "string") yield* notifyMentions(context.user.id, review, change.note)
   })
 
 /** `PUT /task-record-reviews/:id/`: the review's checker picks or cancels a choice, writes a note, an alternative value. */

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { empty } from "../Http.ts"
 import { publicRoute } from "../Router.ts"
+import { activityRoutes } from "./ActivityHttp.ts"
 import { assignmentRoutes } from "./AssignmentHttp.ts"
 import { contentRoutes } from "./ContentHttp.ts"
 import { mediaRoutes } from "./MediaHttp.ts"
@@ -18,7 +19,7 @@ import { uploadRoutes } from "./UploadHttp.ts"
  */
 export const reviewRoutes = [
   ...withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...templateSettingRoutes, ...assignmentRoutes,
-    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes]),
+    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes, ...activityRoutes]),
   // `/api/` leads to the current version, as in the reference.
   publicRoute("GET", "/api", Effect.succeed(empty(302, { Location: "/api/v1/" })), { summary: "Redirects to the review API root /api/v1/", tag: "review" })
 ]

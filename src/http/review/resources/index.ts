@@ -1,4 +1,5 @@
 import type { Registry } from "../Reader.ts"
+import { actionAggregateDefinition, actionDefinition, userNotificationDefinition } from "./Activity.ts"
 import { alternativeValueDefinition, choiceDefinition, choiceGroupDefinition, projectDefinition } from "./Content.ts"
 import { taskRecordDefinition, taskRecordMediaDefinition } from "./Records.ts"
 import { reviewDefinition, reviewHistoryDefinition } from "./Reviews.ts"
@@ -22,5 +23,8 @@ export const registry: Registry = {
   TaskRecordReviewHistory: reviewHistoryDefinition,
   Tip: tipDefinition,
   TaskUserStatistics: taskUserStatisticsDefinition,
-  TaskChoiceStatistics: taskUserChoiceStatisticsDefinition
+  TaskChoiceStatistics: taskUserChoiceStatisticsDefinition,
+  Action: actionDefinition,
+  ActionAggregate: actionAggregateDefinition,
+  UserNotification: userNotificationDefinition
 }
