@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { testServerLayer } from "../helpers/server.ts"
-import { api, type Caller, firstError, items, resource } from "./helpers.ts"
+import { api, type Caller, create, firstError, items, resource } from "./helpers.ts"
 import { putRecord, putReview, reviewedFixture } from "./workflow.ts"
 
 type Listed = ReadonlyArray<{ id: string; attributes?: Record<string, unknown>; relationships?: Record<string, { data: unknown }> }>
@@ -71,6 +71,30 @@ describe("review API activity and notifications", () => {
         expect((yield* api(fixture.alice, "GET", `/api/v1/action-aggregates/${all[0]!.id}/`)).status).toBe(200)
         const created = yield* list(fixture.alice, `/api/v1/actions/?filter[verb]=created-aggregate&filter[user_stream]=${fixture.alice.id}`)
         expect(created).toHaveLength(1)
+      })
+    )
+
+    it.effect("records task status changes by the task's creator and tip saves, whose mentions notify", () =>
+      Effect.gen(function* () {
+        const { fixture } = yield* reviewedFixture("ac4")
+        const patchTask = (status: string) =>
+          api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, { data: { type: "Task", id: String(fixture.task), attributes: { status } } })
+        yield* patchTask("CLOSED")
+        yield* patchTask("CLOSED")
+        yield* patchTask("OPEN")
+        const taskActions = yield* list(fixture.alice, "/api/v1/actions/?filter[verb__in]=closed,open")
+        expect(taskActions.map((action) => [action.attributes?.verb, action.relationships?.target?.data, action.relationships?.actor?.data])).toEqual([
+          ["open", { type: "Task", id: String(fixture.task) }, { type: "User", id: String(fixture.admin.id) }],
+          ["closed", { type: "Task", id: String(fixture.task) }, { type: "User", id: String(fixture.admin.id) }]
+        ])
+        const tip = yield* create(fixture.admin, "tips", "Tip", { name: "Hint", description: `@project see this` }, { task: ["Task", fixture.task] })
+        yield* api(fixture.admin, "PATCH", `/api/v1/tips/${tip}/`, { data: { type: "Tip", id: String(tip), attributes: { description: "@project again" } } })
+        const tipActions = yield* list(fixture.alice, `/api/v1/actions/?filter[verb__in]=created,updated`)
+        expect(tipActions.map((action) => action.attributes?.verb)).toEqual(["updated", "created"])
+        // Every checker of the tip's project (alice and bob), once for the tip; carol checks another project.
+        expect(yield* list(fixture.alice, "/api/v1/user-notifications/")).toHaveLength(1)
+        expect(yield* list(fixture.bob, "/api/v1/user-notifications/")).toHaveLength(1)
+        expect(yield* list(fixture.carol, "/api/v1/user-notifications/")).toEqual([])
       })
     )
 

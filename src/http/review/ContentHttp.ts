@@ -1,6 +1,7 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import { attributeAutomatically } from "../../domain/review/Attribution.ts"
+import { recordTaskStatusChange, recordTipSaved } from "../../domain/review/ContentActivity.ts"
 import { ChoiceGroupFrozen, StillInUse } from "../../domain/review/ReviewErrors.ts"
 import { pathParam } from "../Http.ts"
 import { readDocument, type RequestDocument } from "./Document.ts"
@@ -168,9 +169,11 @@ const taskSpec: ContentSpec = {
           return yield* new ChoiceGroupFrozen()
         }
       }
+      const [previous] = yield* context.sql<{ status: string }>`SELECT status FROM review_tasks WHERE id = ${id}`
       yield* updateRow(context.sql, "review_tasks", id, columns)
       yield* setCheckers(context, id, write.many.checkers)
       if ("template_type" in columns) yield* syncTemplateSetting(context, id)
+      if (previous !== undefined) yield* recordTaskStatusChange(id, previous.status)
     }),
   beforeDelete: (context, id) => Effect.asVoid(context.sql`DELETE FROM review_template_settings WHERE id = (SELECT template_setting_id FROM review_tasks WHERE id = ${id})`)
 }
@@ -225,9 +228,17 @@ const tipSpec: ContentSpec = {
     }
   },
   onCreate: (context) => ({ creator_id: context.user.id }),
-  create: (context, _, columns) => Effect.flatMap(tipColumns(context, undefined, columns), (fixed) => insertRow(context.sql, "review_tips", fixed)),
+  create: (context, _, columns) =>
+    Effect.gen(function* () {
+      const id = yield* insertRow(context.sql, "review_tips", yield* tipColumns(context, undefined, columns))
+      yield* recordTipSaved(id, true)
+      return id
+    }),
   update: (context, id, _, columns) =>
-    Effect.flatMap(tipColumns(context, id, columns), (fixed) => updateRow(context.sql, "review_tips", id, { ...fixed, updated_at: new Date() }))
+    Effect.gen(function* () {
+      yield* updateRow(context.sql, "review_tips", id, { ...(yield* tipColumns(context, id, columns)), updated_at: new Date() })
+      yield* recordTipSaved(id, false)
+    })
 }
 
 const specs: ReadonlyArray<ContentSpec> = [

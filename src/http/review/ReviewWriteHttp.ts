@@ -84,7 +84,8 @@ export const saveReview = (context: ReadContext, reviewId: number, change: Revie
     if (review === undefined) return yield* notFound("The resource cannot be found")
     const outcome = yield* applyReviewChange(review, change)
     yield* recordReviewActivity(context.user.id, outcome)
-    if (typeof change.note === "string") yield* notifyMentions(context.user.id, review, change.note)
+    const place = { object: { type: "TaskRecordReview", id: review.id }, taskId: review.taskId, projectId: null }
+    if (typeof change.note === "string") yield* notifyMentions(context.user.id, place, change.note)
   })
 
 /** `PUT /task-record-reviews/:id/`: the review's checker picks or cancels a choice, writes a note, an alternative value. */
