@@ -148,6 +148,25 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.effect("meta.countBy counts the whole filtered list, not the page, and follows the filters", () =>
+        Effect.gen(function* () {
+          const { fixture, aliceOnA, aliceOnB } = yield* reviewedFixture("ck8")
+          yield* putReview(fixture.alice, aliceOnA, {}, fixture.choices[0])
+          yield* putReview(fixture.alice, aliceOnB, {}, fixture.choices[1])
+          const page = yield* api(fixture.bob, "GET", `/api/v1/task-record-reviews/?filter[task_record__task]=${fixture.task}&page[size]=1`)
+          expect(page.body.meta).toEqual({
+            pagination: { page: 1, pages: 3, count: 3 },
+            countBy: [{ taskId: fixture.task, count: 3 }, { choiceId: null, count: 1 }, { choiceId: fixture.choices[0], count: 1 }, { choiceId: fixture.choices[1], count: 1 }]
+          })
+          const disagreeing = yield* api(fixture.bob, "GET", `/api/v1/task-record-reviews/?filter[choice__isnull]=false&filter[task_record__reviews__checker__in]=${fixture.alice.id},${fixture.bob.id}`)
+          expect((disagreeing.body.meta as { countBy: unknown }).countBy).toEqual([
+            { taskId: fixture.task, count: 2 },
+            { choiceId: fixture.choices[0], count: 1 },
+            { choiceId: fixture.choices[1], count: 1 }
+          ])
+        })
+      )
+
       it.effect("two checkers racing to lock the same record: exactly one wins", () =>
         Effect.gen(function* () {
           const { fixture } = yield* reviewedFixture("ck7")

@@ -63,6 +63,8 @@ export const checkReviewChange = (requesterId: number, review: ReviewState, chan
       if (review.taskStatus !== "OPEN") return yield* new ReviewWriteForbidden({ reason: "This resource's task was locked by a user." })
       if (review.recordLocked) return yield* new ReviewWriteForbidden({ reason: "This resource was locked by a user." })
     }
+    // Only a change of the choice or of the alternative value meets the choice rules; a note alone never does.
+    if (change.choiceId === undefined && change.alternativeValue === undefined) return
     const choiceId = change.choiceId === undefined ? review.choiceId : change.choiceId
     if (choiceId === null) return
     const [choice] = yield* sql<{ requireAlternativeValue: boolean }>`
@@ -72,8 +74,7 @@ export const checkReviewChange = (requesterId: number, review: ReviewState, chan
       return yield* new ReviewFieldInvalid({ field: "choice", reason: `Invalid pk "${choiceId}" - object does not exist.` })
     }
     const alternativeValue = change.alternativeValue === undefined ? review.alternativeValue : change.alternativeValue
-    const touched = change.choiceId !== undefined || change.alternativeValue !== undefined
-    if (touched && choice.requireAlternativeValue && (alternativeValue ?? "").trim() === "") {
+    if (choice.requireAlternativeValue && (alternativeValue ?? "").trim() === "") {
       return yield* new ReviewFieldInvalid({ field: "alternativeValue", reason: "This choice requires an alternative value." })
     }
   })
