@@ -14,16 +14,20 @@ const definitionOfType: Readonly<Record<string, ResourceKey>> = {
   ActionAggregate: "ActionAggregate"
 }
 
+/** A to-one relationship whose type is stored in the row; targets of other types are shown as null. */
 const polymorphic = (typeColumn: string, idColumn: string) => ({
+  // Only a fallback: `resourceOf` names the definition of each row's target.
   resource: "User" as const,
   resourceOf: (row: Row) => definitionOfType[row[typeColumn] as string] ?? "User",
   type: (row: Row) => row[typeColumn] as string,
   id: (row: Row) => (definitionOfType[row[typeColumn] as string] === undefined ? null : (row[idColumn] as number | null))
 })
 
-/** Public actions where the user is the actor or the target (an unknown user is a 400, not an empty list). */
+/** Public actions where the user is the actor or the target. */
 const userStream: Filter = (value, context) =>
-  Effect.map(relationExact("u.id", "users", "user_stream")(value, context), () => {
+  Effect.gen(function* () {
+    // Checked like the other relationship filters: an unknown user is a 400 rather than an empty list.
+    yield* relationExact("r.actor_id", "users", "user_stream")(value, context)
     const id = Number(value.trim())
     return context.sql`r.public AND (r.actor_id = ${id} OR (r.target_type = 'User' AND r.target_id = ${id}))`
   })
