@@ -131,6 +131,10 @@ describe("review API activity and notifications", () => {
           data: { type: "Operation", attributes: { operations: all.map((row) => ({ id: row.id, method: "update", payload: "read" })), payloads: [{ id: "read", value: { data: { type: "UserNotification", attributes: { read: true } } } }] } }
         })
         expect(bulk.status).toBe(200)
+        const foreign = yield* api(alice, "POST", "/api/v1/operations/", {
+          data: { type: "Operation", attributes: { operations: [{ id: all[0]!.id, method: "update", payload: 1 }], payloads: [{ id: 1, value: { data: { type: "UserNotification", attributes: { read: false } } } }] } }
+        })
+        expect(foreign.status).toBe(403)
         expect((yield* list(bob, "/api/v1/user-notifications/")).map((row) => row.attributes?.read)).toEqual([true, true, true])
         expect(yield* list(bob, "/api/v1/user-notifications/?filter[level]=ERROR")).toEqual([])
       })

@@ -43,20 +43,29 @@ const aggregates = Effect.gen(function* () {
   return document(yield* readCollection(registry, context, registry.ActionAggregate, { path: request.path, query }))
 })
 
-/** A notification the requester received, or 404 (whoever else's it is). */
-const ownNotification = (context: ReadContext, id: string, missing: () => JsonApiError) =>
+/** How a notification that is not the requester's is refused: 404 for the single PUT, 403 in bulk operations. */
+export interface NotificationRefusals {
+  readonly missing: () => JsonApiError
+  readonly foreign: () => JsonApiError
+}
+
+/** A notification the requester received, or the refusal for a missing or someone else's one. */
+const ownNotification = (context: ReadContext, id: string, refusals: NotificationRefusals) =>
   Effect.gen(function* () {
-    if (!/^\d{1,9}$/.test(id)) return yield* missing()
-    const rows = yield* context.sql`SELECT 1 FROM review_user_notifications WHERE id = ${Number(id)} AND recipient_id = ${context.user.id}`
-    return rows.length === 0 ? yield* missing() : Number(id)
+    if (!/^\d{1,9}$/.test(id)) return yield* refusals.missing()
+    const [row] = yield* context.sql<{ recipientId: number }>`SELECT recipient_id AS "recipientId" FROM review_user_notifications WHERE id = ${Number(id)}`
+    if (row === undefined) return yield* refusals.missing()
+    return row.recipientId === context.user.id ? Number(id) : yield* refusals.foreign()
   })
 
 const notificationMissing = () => new JsonApiError({ status: 404, detail: "No UserNotification matches the given query.", pointer: null, code: "not_found" })
 
+const singleRefusals: NotificationRefusals = { missing: notificationMissing, foreign: notificationMissing }
+
 /** Checks a notification payload (only `read` is writable) and answers the write, for PUT and bulk operations. */
-export const notificationUpdate = (context: ReadContext, targetId: string, payload: RequestDocument, base = "/data", missing = notificationMissing) =>
+export const notificationUpdate = (context: ReadContext, targetId: string, payload: RequestDocument, base = "/data", refusals = singleRefusals) =>
   Effect.gen(function* () {
-    const id = yield* ownNotification(context, targetId, missing)
+    const id = yield* ownNotification(context, targetId, refusals)
     const { values, errors } = checkAttributes(payload.attributes, { read: { kind: "boolean" } }, false)
     if (errors.length > 0) {
       return yield* new ValidationFailed({ errors: errors.map((error) => new JsonApiError({ status: error.status, detail: error.detail, code: error.code, pointer: `${base}${(error.pointer ?? "").replace(/^\/data/, "")}` })) })
@@ -67,7 +76,7 @@ export const notificationUpdate = (context: ReadContext, targetId: string, paylo
 const updateNotification = Effect.gen(function* () {
   const context = yield* readContext
   const urlId = yield* pathParam("id")
-  yield* ownNotification(context, urlId, notificationMissing)
+  yield* ownNotification(context, urlId, singleRefusals)
   const write = yield* notificationUpdate(context, urlId, yield* readDocument("UserNotification", urlId))
   yield* context.sql.withTransaction(write)
   return document(yield* readOne(registry, context, registry.UserNotification, urlId, new URLSearchParams(), "No UserNotification matches the given query."))

@@ -33,7 +33,8 @@ const reviewPayload: PayloadKind = (context, targetId, payload, base) =>
     return saveReview(context, review.id, change)
   })
 
-const notificationPayload: PayloadKind = (context, targetId, payload, base) => notificationUpdate(context, targetId, payload, base, cannotBeFound)
+const notificationPayload: PayloadKind = (context, targetId, payload, base) =>
+  notificationUpdate(context, targetId, payload, base, { missing: cannotBeFound, foreign: () => forbidden() })
 
 const payloadKinds: Readonly<Record<string, PayloadKind>> = { TaskRecordReview: reviewPayload, UserNotification: notificationPayload }
 
