@@ -44,3 +44,25 @@ export class StillInUse extends Schema.TaggedError<StillInUse>()(
     return this.reason
   }
 }
+
+/** A checker's write the rules refuse (not their review, task not OPEN, record locked): 403. */
+export class ReviewWriteForbidden extends Schema.TaggedError<ReviewWriteForbidden>()(
+  "ReviewWriteForbidden",
+  { reason: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/** A field of a checker's write that cannot be accepted: 400, `field` is the JSON:API member concerned. */
+export class ReviewFieldInvalid extends Schema.TaggedError<ReviewFieldInvalid>()(
+  "ReviewFieldInvalid",
+  { reason: Schema.String, field: Schema.Literal("choice", "note", "alternativeValue", "locked") },
+  HttpApiSchema.annotations({ status: 400 })
+) {
+  override get message() {
+    return this.reason
+  }
+}

@@ -1,9 +1,10 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import { attributeAutomatically } from "../../domain/review/Attribution.ts"
+import { recordTaskStatusChange, recordTipSaved } from "../../domain/review/ContentActivity.ts"
 import { ChoiceGroupFrozen, StillInUse } from "../../domain/review/ReviewErrors.ts"
 import { pathParam } from "../Http.ts"
-import { readDocument } from "./Document.ts"
+import { readDocument, type RequestDocument } from "./Document.ts"
 import { JsonApiError } from "./JsonApiError.ts"
 import { readOne } from "./Reader.ts"
 import type { ReadContext, ResourceDefinition } from "./Resource.ts"
@@ -58,15 +59,21 @@ const createHandler = (spec: ContentSpec) =>
     return yield* render(context, spec, id, 201)
   })
 
+/** Checks a staff update of content and answers the write to run (in the caller's transaction). */
+const contentUpdate = (spec: ContentSpec, context: ReadContext, id: number, request: RequestDocument) =>
+  Effect.gen(function* () {
+    const write = yield* checkWrite(context.sql, request, spec.rules, false)
+    const columns = spec.normalise?.(write.columns) ?? write.columns
+    return asJsonApi(spec.update?.(context, id, write, columns) ?? updateRow(context.sql, spec.table, id, columns))
+  })
+
 const updateHandler = (spec: ContentSpec) =>
   Effect.gen(function* () {
     const context = yield* staffContext
     const urlId = yield* pathParam("id")
     const id = yield* existingId(context.sql, spec.table, modelOf(spec), urlId)
-    const request = yield* readDocument(modelOf(spec), urlId)
-    const write = yield* checkWrite(context.sql, request, spec.rules, false)
-    const columns = spec.normalise?.(write.columns) ?? write.columns
-    yield* asJsonApi(context.sql.withTransaction(spec.update?.(context, id, write, columns) ?? updateRow(context.sql, spec.table, id, columns)))
+    const write = yield* contentUpdate(spec, context, id, yield* readDocument(modelOf(spec), urlId))
+    yield* context.sql.withTransaction(write)
     return yield* render(context, spec, id, 200)
   })
 
@@ -162,9 +169,11 @@ const taskSpec: ContentSpec = {
           return yield* new ChoiceGroupFrozen()
         }
       }
+      const [previous] = yield* context.sql<{ status: string }>`SELECT status FROM review_tasks WHERE id = ${id}`
       yield* updateRow(context.sql, "review_tasks", id, columns)
       yield* setCheckers(context, id, write.many.checkers)
       if ("template_type" in columns) yield* syncTemplateSetting(context, id)
+      if (previous !== undefined) yield* recordTaskStatusChange(id, previous.status)
     }),
   beforeDelete: (context, id) => Effect.asVoid(context.sql`DELETE FROM review_template_settings WHERE id = (SELECT template_setting_id FROM review_tasks WHERE id = ${id})`)
 }
@@ -219,9 +228,17 @@ const tipSpec: ContentSpec = {
     }
   },
   onCreate: (context) => ({ creator_id: context.user.id }),
-  create: (context, _, columns) => Effect.flatMap(tipColumns(context, undefined, columns), (fixed) => insertRow(context.sql, "review_tips", fixed)),
+  create: (context, _, columns) =>
+    Effect.gen(function* () {
+      const id = yield* insertRow(context.sql, "review_tips", yield* tipColumns(context, undefined, columns))
+      yield* recordTipSaved(id, true)
+      return id
+    }),
   update: (context, id, _, columns) =>
-    Effect.flatMap(tipColumns(context, id, columns), (fixed) => updateRow(context.sql, "review_tips", id, { ...fixed, updated_at: new Date() }))
+    Effect.gen(function* () {
+      yield* updateRow(context.sql, "review_tips", id, { ...(yield* tipColumns(context, id, columns)), updated_at: new Date() })
+      yield* recordTipSaved(id, false)
+    })
 }
 
 const specs: ReadonlyArray<ContentSpec> = [
@@ -272,9 +289,13 @@ const routesOf = (spec: ContentSpec) => {
   const summary = (action: string) => `${modelOf(spec)}: ${action} (staff only)`
   return [
     jsonApiRoute("POST", path, createHandler(spec), summary("create")),
-    jsonApiRoute("PATCH", `${path}/:id`, updateHandler(spec), summary("update the attributes sent")),
+    // Records are updated through RecordWriteHttp, where staff content edits meet the checkers' lock and bookmark.
+    ...(spec === taskRecordSpec ? [] : [jsonApiRoute("PATCH", `${path}/:id`, updateHandler(spec), summary("update the attributes sent"))]),
     jsonApiRoute("DELETE", `${path}/:id`, deleteHandler(spec), summary("delete"))
   ]
 }
+
+/** A staff edit of a record's content (uid, values, metadata, priority, links), to run in the caller's transaction. */
+export const recordContentUpdate = (context: ReadContext, id: number, request: RequestDocument) => contentUpdate(taskRecordSpec, context, id, request)
 
 export const contentRoutes = specs.flatMap(routesOf)

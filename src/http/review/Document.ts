@@ -13,7 +13,7 @@ export interface RequestDocument {
   readonly relationships: Readonly<Record<string, Linkage>>
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const snakeKeys = (value: unknown) => (isObject(value) ? Object.fromEntries(Object.entries(value).map(([name, item]) => [toSnake(name), item])) : {})
 
@@ -63,6 +63,13 @@ export const readDocument = (type: string, urlId?: string) =>
       if (id === undefined) return yield* badRequest("The resource identifier object must contain an 'id' member")
       if (id !== urlId) return yield* conflict(`The resource object's id (${id}) does not match url's lookup id (${urlId})`)
     }
+    return yield* resourceData(data)
+  })
+
+/** The attributes and relationships of a resource object (a request's primary data, or a bulk payload's). */
+export const resourceData = (data: Readonly<Record<string, unknown>>) =>
+  Effect.gen(function* () {
+    const id = typeof data.id === "string" || typeof data.id === "number" ? String(data.id) : undefined
     const relationships: Record<string, Linkage> = {}
     for (const [name, value] of Object.entries(snakeKeys(data.relationships))) relationships[name] = yield* linkage(name, value)
     return { id, attributes: snakeKeys(data.attributes), relationships } satisfies RequestDocument

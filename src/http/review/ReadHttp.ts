@@ -26,7 +26,12 @@ const collections = [
   "task-record-media",
   "task-record-reviews",
   "tips",
-  "settings"
+  "settings",
+  "task-user-statistics",
+  "task-user-choice-statistics",
+  "actions",
+  "action-aggregates",
+  "user-notifications"
 ]
 
 const list = (definition: ResourceDefinition) =>
@@ -38,7 +43,7 @@ const list = (definition: ResourceDefinition) =>
 
 const modelName = (definition: ResourceDefinition) => (typeof definition.type === "string" ? definition.type : "TaskTemplateSetting")
 
-const detail = (definition: ResourceDefinition) =>
+export const detail = (definition: ResourceDefinition) =>
   Effect.gen(function* () {
     const context = yield* readContext
     const request = yield* HttpRequest
@@ -120,7 +125,7 @@ const root = Effect.gen(function* () {
   return document({ data: null, links: Object.fromEntries(collections.map((name) => [name, `${context.baseUrl}${apiRoot}/${name}/`])) })
 })
 
-const collectionRoutes = (name: string, definition: ResourceDefinition, label: string) => [
+export const collectionRoutes = (name: string, definition: ResourceDefinition, label: string) => [
   jsonApiRoute("GET", `${apiRoot}/${name}`, list(definition), `${label}: the collection`),
   jsonApiRoute("GET", `${apiRoot}/${name}/:id`, detail(definition), `${label}: one by id`)
 ]
@@ -143,6 +148,8 @@ export const reviewReadRoutes = [
   jsonApiRoute("GET", `${apiRoot}/task-record-reviews`, list(registry.TaskRecordReview), "Task record reviews of the tasks one checks"),
   jsonApiRoute("GET", `${apiRoot}/task-record-reviews/:id`, reviewDetail, "A review (its checker only)"),
   ...collectionRoutes("tips", registry.Tip, "Tips"),
+  ...collectionRoutes("task-user-statistics", registry.TaskUserStatistics, "Checkers' progress per task and round"),
+  ...collectionRoutes("task-user-choice-statistics", registry.TaskChoiceStatistics, "Checkers' choices per task and round"),
   jsonApiRoute("GET", `${apiRoot}/settings`, Effect.map(settingsFor, (settings) => document({ data: settings.map(settingObject) })), "Settings"),
   jsonApiRoute(
     "GET",

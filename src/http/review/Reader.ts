@@ -57,9 +57,10 @@ export const buildResources = (registry: Registry, context: ReadContext, definit
       const refs = new Map<string, ReadonlyArray<{ key: ResourceKey; id: number }>>()
       for (const [name, relation] of Object.entries(definition.toOne ?? {})) {
         const id = relation.id(row)
-        refs.set(name, id === null ? [] : [{ key: relation.resource, id }])
+        const key = relation.resourceOf?.(row) ?? relation.resource
+        refs.set(name, id === null ? [] : [{ key, id }])
         if (!keep(fields, type, name)) continue
-        const related = registry[relation.resource]
+        const related = registry[key]
         const relatedType = relation.type?.(row) ?? (typeof related.type === "string" ? related.type : "")
         relationships[name] = { data: id === null ? null : { type: relatedType, id: String(id) } }
       }

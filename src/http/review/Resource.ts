@@ -32,12 +32,19 @@ export type ResourceKey =
   | "TaskRecordReview"
   | "TaskRecordReviewHistory"
   | "Tip"
+  | "TaskUserStatistics"
+  | "TaskChoiceStatistics"
+  | "Action"
+  | "ActionAggregate"
+  | "UserNotification"
 
 export interface ToOne {
   readonly resource: ResourceKey
   readonly id: (row: Row) => number | null
-  /** The related type when it depends on the owner row (polymorphic template settings). */
+  /** The related type when it depends on the owner row (polymorphic template settings, action targets). */
   readonly type?: (row: Row) => string
+  /** The definition of the related row when it depends on the owner row (action targets); `resource` otherwise. */
+  readonly resourceOf?: (row: Row) => ResourceKey
 }
 
 export interface ToMany {

@@ -1,10 +1,14 @@
 import { Effect } from "effect"
 import { empty } from "../Http.ts"
 import { publicRoute } from "../Router.ts"
+import { activityRoutes } from "./ActivityHttp.ts"
 import { assignmentRoutes } from "./AssignmentHttp.ts"
 import { contentRoutes } from "./ContentHttp.ts"
 import { mediaRoutes } from "./MediaHttp.ts"
+import { operationRoutes } from "./OperationsHttp.ts"
+import { recordWriteRoutes } from "./RecordWriteHttp.ts"
 import { reviewReadRoutes } from "./ReadHttp.ts"
+import { reviewWriteRoutes } from "./ReviewWriteHttp.ts"
 import { withMethodNotAllowed } from "./Route.ts"
 import { templateSettingRoutes } from "./TemplateSettingHttp.ts"
 import { uploadRoutes } from "./UploadHttp.ts"
@@ -14,7 +18,8 @@ import { uploadRoutes } from "./UploadHttp.ts"
  * added for the methods no route of a path serves, so a route added elsewhere would be shadowed by them.
  */
 export const reviewRoutes = [
-  ...withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...templateSettingRoutes, ...assignmentRoutes]),
+  ...withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...templateSettingRoutes, ...assignmentRoutes,
+    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes, ...activityRoutes]),
   // `/api/` leads to the current version, as in the reference.
   publicRoute("GET", "/api", Effect.succeed(empty(302, { Location: "/api/v1/" })), { summary: "Redirects to the review API root /api/v1/", tag: "review" })
 ]

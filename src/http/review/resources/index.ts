@@ -1,7 +1,9 @@
 import type { Registry } from "../Reader.ts"
+import { actionAggregateDefinition, actionDefinition, userNotificationDefinition } from "./Activity.ts"
 import { alternativeValueDefinition, choiceDefinition, choiceGroupDefinition, projectDefinition } from "./Content.ts"
 import { taskRecordDefinition, taskRecordMediaDefinition } from "./Records.ts"
 import { reviewDefinition, reviewHistoryDefinition } from "./Reviews.ts"
+import { taskUserChoiceStatisticsDefinition, taskUserStatisticsDefinition } from "./Statistics.ts"
 import { taskDefinition, templateSettingDefinition } from "./Tasks.ts"
 import { tipDefinition } from "./Tips.ts"
 import { userDefinition } from "./Users.ts"
@@ -19,5 +21,10 @@ export const registry: Registry = {
   TaskRecordMedia: taskRecordMediaDefinition,
   TaskRecordReview: reviewDefinition,
   TaskRecordReviewHistory: reviewHistoryDefinition,
-  Tip: tipDefinition
+  Tip: tipDefinition,
+  TaskUserStatistics: taskUserStatisticsDefinition,
+  TaskChoiceStatistics: taskUserChoiceStatisticsDefinition,
+  Action: actionDefinition,
+  ActionAggregate: actionAggregateDefinition,
+  UserNotification: userNotificationDefinition
 }

@@ -1,0 +1,105 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { refreshRecords } from "./RecordState.ts"
+import { ReviewFieldInvalid, ReviewWriteForbidden } from "./ReviewErrors.ts"
+
+/** What a checker asks to change on a review; an absent member leaves the field unchanged (even with PUT). */
+export interface ReviewChange {
+  /** A choice id, or null to cancel the choice. */
+  readonly choiceId?: number | null
+  readonly note?: string | null
+  readonly alternativeValue?: string | null
+}
+
+/** A review with what its rules look at, read under a row lock of its record and itself. */
+export interface ReviewState {
+  readonly id: number
+  readonly checkerId: number | null
+  readonly recordId: number
+  readonly taskId: number
+  readonly taskStatus: string
+  readonly recordLocked: boolean
+  readonly choiceGroupId: number | null
+  readonly choiceId: number | null
+  readonly note: string | null
+  readonly noteCreatedAt: Date | null
+  readonly alternativeValue: string | null
+}
+
+/** What an applied change did, for the activity stream and mentions. */
+export interface ReviewOutcome {
+  readonly review: ReviewState
+  readonly change: ReviewChange
+}
+
+export const notYourReview = "You do not have permission to update this resource."
+
+/** A review that has a record (orphaned reviews are out of every list), locked for the rest of the transaction. */
+export const loadReview = (reviewId: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [row] = yield* sql<ReviewState>`
+      SELECT v.id, v.checker_id AS "checkerId", v.task_record_id AS "recordId", rec.task_id AS "taskId", t.status AS "taskStatus",
+        rec.locked AS "recordLocked", t.choice_group_id AS "choiceGroupId", v.choice_id AS "choiceId", v.note,
+        v.note_created_at AS "noteCreatedAt", v.alternative_value AS "alternativeValue"
+      FROM review_task_record_reviews v
+      JOIN review_task_records rec ON rec.id = v.task_record_id
+      JOIN review_tasks t ON t.id = rec.task_id
+      WHERE v.id = ${reviewId}
+      FOR UPDATE OF v, rec`
+    return row
+  })
+
+/**
+ * The rules of a checker's review update, in the reference's order: only the review's checker; a choice (set or
+ * cancelled) only while the task is OPEN and the record unlocked; the choice must be one of the task's choice
+ * group; a choice that requires an alternative value gets one.
+ */
+export const checkReviewChange = (requesterId: number, review: ReviewState, change: ReviewChange) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    if (review.checkerId !== requesterId) return yield* new ReviewWriteForbidden({ reason: notYourReview })
+    if (change.choiceId !== undefined) {
+      if (review.taskStatus !== "OPEN") return yield* new ReviewWriteForbidden({ reason: "This resource's task was locked by a user." })
+      if (review.recordLocked) return yield* new ReviewWriteForbidden({ reason: "This resource was locked by a user." })
+    }
+    // Only a change of the choice or of the alternative value meets the choice rules; a note alone never does.
+    if (change.choiceId === undefined && change.alternativeValue === undefined) return
+    const choiceId = change.choiceId === undefined ? review.choiceId : change.choiceId
+    if (choiceId === null) return
+    const [choice] = yield* sql<{ requireAlternativeValue: boolean }>`
+      SELECT require_alternative_value AS "requireAlternativeValue" FROM review_choices
+      WHERE id = ${choiceId} AND choice_group_id IS NOT DISTINCT FROM ${review.choiceGroupId}`
+    if (choice === undefined) {
+      return yield* new ReviewFieldInvalid({ field: "choice", reason: `Invalid pk "${choiceId}" - object does not exist.` })
+    }
+    const alternativeValue = change.alternativeValue === undefined ? review.alternativeValue : change.alternativeValue
+    if (choice.requireAlternativeValue && (alternativeValue ?? "").trim() === "") {
+      return yield* new ReviewFieldInvalid({ field: "alternativeValue", reason: "This choice requires an alternative value." })
+    }
+  })
+
+/**
+ * Writes a checked change: the status follows the choice, the note's creation time is stamped when it first
+ * becomes non-empty and its update time on every later change of its text; then the record's status, rounds
+ * and flags are recomputed. Callers run it in their transaction.
+ */
+export const applyReviewChange = (review: ReviewState, change: ReviewChange) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const now = new Date()
+    const columns: Record<string, unknown> = { updated_at: now }
+    if (change.choiceId !== undefined) {
+      columns.choice_id = change.choiceId
+      columns.status = change.choiceId === null ? "PENDING" : "DONE"
+    }
+    if (change.alternativeValue !== undefined) columns.alternative_value = change.alternativeValue
+    if (change.note !== undefined && change.note !== review.note) {
+      columns.note = change.note
+      if (review.noteCreatedAt !== null) columns.note_updated_at = now
+      else if ((change.note ?? "") !== "") columns.note_created_at = now
+    }
+    yield* sql`UPDATE review_task_record_reviews SET ${sql.update(columns)} WHERE id = ${review.id}`
+    yield* refreshRecords([review.recordId])
+    return { review, change } satisfies ReviewOutcome
+  })
