@@ -9,6 +9,8 @@ import * as JobKind from "../JobKind.ts"
 
 /** Files one worker claims, extracts and writes per transaction: a stop loses at most this much work per worker. */
 const claimSize = 32
+/** Files of a claim extracted at once: reading a file waits on the disk, so others are parsed meanwhile. */
+const extractionsAtOnce = 4
 /** How often an idle worker looks again while a scan of its project may still queue files. */
 const scanPollInterval = "200 millis"
 
@@ -51,7 +53,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
 
     const indexBatch = (files: ReadonlyArray<QueuedFile>) =>
       Effect.gen(function* () {
-        const documents = (yield* Effect.forEach(files, extract)).flat()
+        const documents = (yield* Effect.forEach(files, extract, { concurrency: extractionsAtOnce })).flat()
         yield* sql.withTransaction(
           Effect.gen(function* () {
             if (documents.length > 0) yield* index.bulkIndex(payload.project, documents)
