@@ -19,6 +19,7 @@ import { Deliverables } from "./domain/plugin/Deliverables.ts"
 import { Health } from "./domain/status/Health.ts"
 import { BatchSearchJobLive } from "./engine/kinds/BatchSearchJob.ts"
 import { ingestionKindsLayer } from "./engine/kinds/index.ts"
+import { NerJobLive } from "./engine/kinds/NerJob.ts"
 import { engineLayer } from "./engine/Layer.ts"
 import { Extractor } from "./extract/Extractor.ts"
 import { UserRepo } from "./domain/user/UserRepo.ts"
@@ -83,6 +84,8 @@ export const quarryLayer = (settings: SettingsShape) => {
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
     Layer.provideMerge(ingestionKindsLayer),
+    // findNames tasks read documents from the index and write their named entities back to it.
+    Layer.provideMerge(NerJobLive),
     Layer.provideMerge(batchSearchLayer),
     Layer.provideMerge(services),
     Layer.provideMerge(migratedDatabase(settings)),
