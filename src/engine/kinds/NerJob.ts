@@ -8,7 +8,7 @@ import { IndexJob } from "./IndexJob.ts"
 import { ScanJob } from "./ScanJob.ts"
 
 /** Documents read, annotated and written per transaction: a stop loses at most this much work. */
-const batchSize = 64
+const batchSize = 200
 /** How often an idle task looks again while an ingestion of its project runs. */
 const ingestionPollInterval = "250 millis"
 
@@ -50,6 +50,8 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
       ) AS active`.pipe(Effect.map((rows) => rows[0]?.active === true))
 
     let done = Option.getOrElse(context.checkpoint.saved, () => 0)
+    // Counted again only once passed, when documents indexed since the start are still to do.
+    let total = done + (yield* index.countWithoutNerTag(project, pipeline.name))
     for (;;) {
       const documents = yield* index.documentsWithoutNerTag(project, pipeline.name, batchSize)
       if (documents.length === 0) {
@@ -69,8 +71,8 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
           yield* context.checkpoint.save(done)
         })
       )
-      const left = yield* index.countWithoutNerTag(project, pipeline.name)
-      yield* context.reportProgress(done / (done + left))
+      if (done >= total) total = done + (yield* index.countWithoutNerTag(project, pipeline.name))
+      yield* context.reportProgress(total === 0 ? 1 : Math.min(1, done / total))
     }
   }).pipe(Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die }))
 )
