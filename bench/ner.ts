@@ -3,7 +3,8 @@
  * news-style sentences with people, organisations, places and e-mail addresses each), from the submit to the task
  * DONE, on the PostgreSQL server (the embedded database when the server is not reachable). The baseline, measured
  * in the same run on the same texts, calls the pipeline directly and groups its entities, with no database: the
- * ratio is our documents per second over the baseline's (higher is better; the target is ≥ 0.8). CORENLP
+ * ratio is our documents per second over the baseline's, the faster of two direct runs (higher is better; the target
+ * is ≥ 0.8). CORENLP
  * (compromise) is the measured pipeline; EMAIL, whose regular expression costs next to nothing, is reported too, as
  * a measure of the task's own overhead per document.
  */
@@ -96,8 +97,11 @@ export const run = async () => {
       for (const pipeline of [compromisePipeline, emailPipeline]) {
         // Warmed up first, so that loading the lexicon and compiling do not count against the baseline.
         direct(pipeline, documents.slice(0, 200))
-        const baseline = direct(pipeline, documents)
+        const before = direct(pipeline, documents)
         const ours = yield* throughTask(pipeline)
+        // The faster of two direct runs, one on each side of the task: the machine is shared.
+        const after = direct(pipeline, documents)
+        const baseline = before.seconds <= after.seconds ? before : after
         if (ours.entities !== baseline.entities) return yield* Effect.dieMessage(`${pipeline.name}: ${ours.entities} entities stored, ${baseline.entities} found directly`)
         measured.push({ pipeline: pipeline.name, ours, baseline })
       }

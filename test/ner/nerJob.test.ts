@@ -1,0 +1,70 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Engine } from "../../src/engine/Engine.ts"
+import { NerJob, NerJobLive } from "../../src/engine/kinds/NerJob.ts"
+import { compromisePipeline } from "../../src/ner/CompromisePipeline.ts"
+import { annotate, entitiesOf } from "../../src/ner/Pipeline.ts"
+import { DocumentIndex, type IndexedDocument } from "../../src/search/DocumentIndex.ts"
+import { PostgresDocumentIndex } from "../../src/search/postgres/PostgresDocumentIndex.ts"
+import { clearTasks, eventually, readTask, startEngine, testDatabase } from "../engine/helpers.ts"
+import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+
+const project = "ner-job"
+const documentCount = 600
+
+const documents: ReadonlyArray<IndexedDocument> = Array.from({ length: documentCount }, (_, i) => {
+  const id = i.toString(16).padStart(96, "0")
+  const content = `Report ${i}: John Smith met Maria Garcia of Goldman Sachs in Berlin, then flew to Toronto.`
+  return {
+    id, path: `/ner/${i}.txt`, dirname: "/ner", content, contentLength: content.length, contentTextLength: content.length,
+    contentType: "text/plain", contentEncoding: "UTF-8", language: "ENGLISH", metadata: {}, extractionDate: "2026-11-24T01:00:00.000Z",
+    extractionLevel: 0, parentDocument: null, rootDocument: id, tags: [], nerTags: [], status: "INDEXED"
+  }
+})
+
+/** Entities stored per document, and the documents marked with CORENLP. */
+const stored = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const entities = yield* sql<{ documentId: string; count: number }>`
+    SELECT document_id AS "documentId", count(*)::int AS count FROM named_entities WHERE project = ${project} GROUP BY document_id`
+  const marked = yield* sql<{ id: string }>`SELECT id FROM documents WHERE project = ${project} AND 'CORENLP' = ANY(ner_tags) AND status = 'DONE'`
+  return { entities: new Map(entities.map((row) => [row.documentId, row.count])), marked: new Set(marked.map((row) => row.id)) }
+}).pipe(Effect.orDie)
+
+const expected = entitiesOf(annotate(compromisePipeline, documents[0]!.content), documents[0]!, "CORENLP").length
+
+/** Every document is either marked with all its entities written, or unmarked with none: never half done. */
+const expectConsistent = Effect.gen(function* () {
+  const { entities, marked } = yield* stored
+  for (const document of documents) expect([document.id, entities.get(document.id) ?? 0]).toStrictEqual([document.id, marked.has(document.id) ? expected : 0])
+  return marked.size
+})
+
+for (const database of databaseKinds) {
+  const skip = database === "postgres" && !postgresAvailable
+  describe.skipIf(skip)(`findNames task on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
+    layer(Layer.provideMerge(PostgresDocumentIndex, testDatabase(database)), { timeout: 180_000, excludeTestServices: true })((it) => {
+      it.scoped("a stopped findNames leaves each document done or untouched, and the next task finishes the rest", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          expect(expected).toBeGreaterThanOrEqual(4)
+          yield* Effect.orDie(Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, documents)))
+          const engine = yield* Effect.provide(Engine, yield* startEngine({}, NerJobLive))
+          const task = yield* engine.submit(NerJob, { project, pipeline: "CORENLP" }, { userId: "local" })
+          const running = yield* eventually(readTask(task.id), (t) => t.progress !== null && t.progress > 0.1, "60 seconds")
+          expect(yield* engine.stop(running)).toBe(true)
+          expect((yield* readTask(task.id)).state).toBe("CANCELLED")
+          const done = yield* expectConsistent
+          expect(done).toBeGreaterThan(0)
+          expect(done).toBeLessThan(documentCount)
+
+          const next = yield* engine.submit(NerJob, { project, pipeline: "CORENLP" }, { userId: "local" })
+          const finished = yield* eventually(readTask(next.id), (t) => t.state !== "QUEUED" && t.state !== "RUNNING", "120 seconds")
+          expect(finished).toMatchObject({ state: "DONE", result: documentCount - done, progress: 1 })
+          expect(yield* expectConsistent).toBe(documentCount)
+        })
+      )
+    })
+  })
+}
