@@ -48,6 +48,8 @@ const jsonOptions = { offset: true, terms: { offset: true } } as const
  */
 export const compromisePipeline: NerPipeline = {
   name: "CORENLP",
+  // compromise's lexicon and rules are English.
+  supports: (language) => language === "ENGLISH",
   // compromise's memory grows with the text: long contents are read in pieces.
   chunkLength: 64 * 1024,
   findAnnotations: (text) => {

@@ -18,6 +18,7 @@ const address = new RegExp(
 /** E-mail addresses (legacy-api-reference §8): no model, only lower-case ASCII addresses are matched. */
 export const emailPipeline: NerPipeline = {
   name: "EMAIL",
+  supports: () => true,
   chunkLength: 1_048_576,
   findAnnotations: (text) => {
     const found: Array<Annotation> = []

@@ -13,6 +13,8 @@ export interface Annotation {
 export interface NerPipeline {
   /** The reference's pipeline name, written to `extractor` and `nerTags`. */
   readonly name: string
+  /** Whether the pipeline reads texts of that language (an enum name: ENGLISH, FRENCH…). */
+  readonly supports: (language: string) => boolean
   /** Longest text given to findAnnotations at once; longer texts are cut into pieces. */
   readonly chunkLength: number
   readonly findAnnotations: (text: string) => ReadonlyArray<Annotation>

@@ -72,8 +72,12 @@ for (const database of databaseKinds) {
           expect(yield* bodyJson(emails)).toStrictEqual([
             { category: "EMAIL", mention: "foo@bar.com", offsets: [8, 23], extractor: "EMAIL", extractorLanguage: "ENGLISH", isHidden: false, mentionNorm: "foo@bar.com", partsOfSpeech: null, mentionNormTextLength: 11 }
           ])
-          const names = (yield* bodyJson(yield* post("/api/ner/findNames/CORENLP", "Angela Merkel visited Paris."))) as ReadonlyArray<{ category: string; mention: string }>
+          const names = (yield* bodyJson(yield* post("/api/ner/findNames/CORENLP", "Angela Merkel visited Paris with her advisers last week and spoke about the economy."))) as ReadonlyArray<{ category: string; mention: string }>
           expect(names.map((entity) => `${entity.category} ${entity.mention}`)).toEqual(expect.arrayContaining(["PERSON Angela Merkel", "LOCATION Paris"]))
+          const french = "Le président de la République a rencontré les ministres à Paris pour discuter du budget de l'année prochaine."
+          expect(yield* bodyJson(yield* post("/api/ner/findNames/CORENLP", french))).toStrictEqual([])
+          const frenchEmail = (yield* bodyJson(yield* post("/api/ner/findNames/EMAIL", `${french} Écrivez à info@exemple.fr.`))) as ReadonlyArray<{ mention: string; extractorLanguage: string }>
+          expect(frenchEmail.map((entity) => [entity.mention, entity.extractorLanguage])).toStrictEqual([["info@exemple.fr", "FRENCH"]])
         })
       )
 

@@ -65,6 +65,27 @@ for (const database of databaseKinds) {
           expect(yield* expectConsistent).toBe(documentCount)
         })
       )
+
+      it.scoped("a document in a language the pipeline does not read is marked with no entities, and the task ends", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          const other = "ner-languages"
+          const english = { ...documents[0]!, id: "e".repeat(96), rootDocument: "e".repeat(96) }
+          const french = { ...english, id: "f".repeat(96), rootDocument: "f".repeat(96), language: "FRENCH" }
+          yield* Effect.orDie(Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(other, [english, french])))
+          const engine = yield* Effect.provide(Engine, yield* startEngine({}, NerJobLive))
+          const task = yield* engine.submit(NerJob, { project: other, pipeline: "CORENLP" }, { userId: "local" })
+          const finished = yield* eventually(readTask(task.id), (t) => t.state !== "QUEUED" && t.state !== "RUNNING", "60 seconds")
+          expect(finished).toMatchObject({ state: "DONE", result: 2 })
+          const rows = yield* Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ id: string; nerTags: ReadonlyArray<string>; entities: number }>`
+            SELECT d.id, d.ner_tags AS "nerTags", (SELECT count(*)::int FROM named_entities n WHERE n.project = d.project AND n.document_id = d.id) AS entities
+            FROM documents d WHERE d.project = ${other} ORDER BY d.id`))
+          expect(rows).toStrictEqual([
+            { id: english.id, nerTags: ["CORENLP"], entities: expected },
+            { id: french.id, nerTags: ["CORENLP"], entities: 0 }
+          ])
+        })
+      )
     })
   })
 }

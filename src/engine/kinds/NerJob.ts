@@ -59,9 +59,12 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
         yield* Effect.sleep(ingestionPollInterval)
         continue
       }
-      // One document at a time, yielding in between, so that a long batch does not hold up the process.
+      // One document at a time, yielding in between, so that a long batch does not hold up the process. A
+      // document in a language the pipeline does not read is marked with no entities, so that it is not listed again.
       const entities = yield* Effect.forEach(documents, (document) =>
-        Effect.sync(() => entitiesOf(annotate(pipeline, document.content), document, pipeline.name)).pipe(Effect.zipLeft(Effect.yieldNow()))
+        pipeline.supports(document.language)
+          ? Effect.sync(() => entitiesOf(annotate(pipeline, document.content), document, pipeline.name)).pipe(Effect.zipLeft(Effect.yieldNow()))
+          : Effect.succeed([])
       )
       done += documents.length
       yield* sql.withTransaction(

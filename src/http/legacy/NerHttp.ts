@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import { projectOf } from "../../domain/ingest/IngestOptions.ts"
+import { detectLanguage } from "../../extract/Language.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { NerJob } from "../../engine/kinds/NerJob.ts"
 import { namedEntityView, NamedEntityView } from "../../ner/NamedEntity.ts"
@@ -40,7 +41,10 @@ export const nerRoutes = [
     Effect.gen(function* () {
       const pipeline = yield* pipelineParam
       const text = yield* textBody
-      const entities = entitiesOf(annotate(pipeline, text), { id: "", rootDocument: "", language: "ENGLISH" }, pipeline.name)
+      // As in the reference: the language is guessed from the text, and a pipeline that does not read it finds nothing.
+      const language = detectLanguage(text)
+      if (!pipeline.supports(language)) return json([])
+      const entities = entitiesOf(annotate(pipeline, text), { id: "", rootDocument: "", language }, pipeline.name)
       return json(entities.map(namedEntityView))
     }),
     {
