@@ -15,14 +15,28 @@ const address = new RegExp(
   "g"
 )
 
-/** E-mail addresses (legacy-api-reference §8): no model, only lower-case ASCII addresses are matched. */
+/** Metadata of an e-mail message holding addresses: sender, recipients and reply addresses. */
+const addressHeader = /^tika_metadata_message_(from|to|cc|bcc|from_email|raw_header_(reply_to|sender|delivered_to|return_path))$/
+
+const findAddresses = (text: string): ReadonlyArray<Annotation> => {
+  const found: Array<Annotation> = []
+  for (const match of text.matchAll(address)) found.push({ mention: match[0], category: "EMAIL", offset: match.index })
+  return found
+}
+
+/**
+ * E-mail addresses (legacy-api-reference §8): no model, only lower-case ASCII addresses are matched. In e-mail
+ * messages the address headers are read too; their addresses are at offset -1.
+ */
 export const emailPipeline: NerPipeline = {
   name: "EMAIL",
   supports: () => true,
   chunkLength: 1_048_576,
-  findAnnotations: (text) => {
-    const found: Array<Annotation> = []
-    for (const match of text.matchAll(address)) found.push({ mention: match[0], category: "EMAIL", offset: match.index })
-    return found
-  }
+  findAnnotations: findAddresses,
+  findInMetadata: (document) =>
+    document.contentType !== "message/rfc822"
+      ? []
+      : Object.entries(document.metadata)
+          .filter(([key]) => addressHeader.test(key))
+          .flatMap(([, value]) => findAddresses(value).map((annotation) => ({ ...annotation, offset: -1 })))
 }

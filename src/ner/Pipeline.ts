@@ -18,6 +18,15 @@ export interface NerPipeline {
   /** Longest text given to findAnnotations at once; longer texts are cut into pieces. */
   readonly chunkLength: number
   readonly findAnnotations: (text: string) => ReadonlyArray<Annotation>
+  /** Mentions found outside the content (e-mail headers), at offset -1 as in the reference. */
+  readonly findInMetadata?: (document: DocumentFields) => ReadonlyArray<Annotation>
+}
+
+/** What a pipeline may read of a document besides its content. */
+export interface DocumentFields {
+  readonly content: string
+  readonly contentType: string
+  readonly metadata: Readonly<Record<string, string>>
 }
 
 /** A pipeline name that no registered pipeline answers to. */
@@ -52,6 +61,12 @@ export const annotate = (pipeline: NerPipeline, text: string): ReadonlyArray<Ann
   chunksOf(text, pipeline.chunkLength).flatMap((chunk) =>
     pipeline.findAnnotations(chunk.text).map((annotation) => ({ ...annotation, offset: annotation.offset + chunk.start }))
   )
+
+/** A document's mentions: those of its metadata the pipeline reads, then those of its content. */
+export const annotateDocument = (pipeline: NerPipeline, document: DocumentFields): ReadonlyArray<Annotation> => [
+  ...(pipeline.findInMetadata?.(document) ?? []),
+  ...annotate(pipeline, document.content)
+]
 
 /**
  * The entities of one document, as the reference stores them: one per distinct (mention, category), with every

@@ -30,6 +30,8 @@ export interface NerSource {
   readonly parentDocument: string | null
   readonly language: string
   readonly content: string
+  readonly contentType: string
+  readonly metadata: Readonly<Record<string, string>>
   readonly nerTags: ReadonlyArray<string>
 }
 

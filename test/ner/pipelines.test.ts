@@ -4,7 +4,7 @@ import { Effect, Exit } from "effect"
 import { compromisePipeline } from "../../src/ner/CompromisePipeline.ts"
 import { emailPipeline } from "../../src/ner/EmailPipeline.ts"
 import { namedEntityId, normalizeMention } from "../../src/ner/NamedEntity.ts"
-import { annotate, chunksOf, entitiesOf } from "../../src/ner/Pipeline.ts"
+import { annotate, annotateDocument, chunksOf, entitiesOf } from "../../src/ner/Pipeline.ts"
 import { pipelineNamed, pipelineNames } from "../../src/ner/Pipelines.ts"
 
 const sha384 = (text: string) => createHash("sha384").update(text).digest("hex")
@@ -61,6 +61,27 @@ describe("named-entity pipelines", () => {
       isHidden: false,
       partsOfSpeech: null
     })
+  })
+
+  it("EMAIL reads the address headers of e-mail messages, at offset -1, and only of e-mail messages", () => {
+    const metadata = {
+      tika_metadata_message_from: "Alice <alice@example.org>",
+      tika_metadata_message_from_email: "alice@example.org",
+      tika_metadata_message_to: "bob@example.com, carol@example.com",
+      tika_metadata_message_raw_header_reply_to: "replies@example.org",
+      tika_metadata_subject: "about dave@example.org"
+    }
+    const content = "Hi bob@example.com"
+    const annotations = annotateDocument(emailPipeline, { content, contentType: "message/rfc822", metadata })
+    const entities = entitiesOf(annotations, { id: "mail", rootDocument: "mail", language: "ENGLISH" }, "EMAIL")
+    expect(entities.map((entity) => [entity.mention, entity.offsets])).toStrictEqual([
+      ["alice@example.org", [-1]],
+      ["bob@example.com", [-1, 3]],
+      ["carol@example.com", [-1]],
+      ["replies@example.org", [-1]]
+    ])
+    expect(entities[1]!.id).toBe(sha384("mail|[-1, 3]|EMAIL|bob@example.com"))
+    expect(annotateDocument(emailPipeline, { content, contentType: "text/plain", metadata })).toStrictEqual([{ mention: "bob@example.com", category: "EMAIL", offset: 3 }])
   })
 
   it("long texts are read in pieces cut at spaces, offsets counted from the start of the whole text", () => {

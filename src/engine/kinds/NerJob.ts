@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { annotate, entitiesOf, UnknownPipeline } from "../../ner/Pipeline.ts"
+import { annotateDocument, entitiesOf, UnknownPipeline } from "../../ner/Pipeline.ts"
 import { pipelineNamed } from "../../ner/Pipelines.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import * as JobKind from "../JobKind.ts"
@@ -63,7 +63,7 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
       // document in a language the pipeline does not read is marked with no entities, so that it is not listed again.
       const entities = yield* Effect.forEach(documents, (document) =>
         pipeline.supports(document.language)
-          ? Effect.sync(() => entitiesOf(annotate(pipeline, document.content), document, pipeline.name)).pipe(Effect.zipLeft(Effect.yieldNow()))
+          ? Effect.sync(() => entitiesOf(annotateDocument(pipeline, document), document, pipeline.name)).pipe(Effect.zipLeft(Effect.yieldNow()))
           : Effect.succeed([])
       )
       done += documents.length

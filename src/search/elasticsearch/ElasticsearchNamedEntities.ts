@@ -36,6 +36,16 @@ const decodeStoredEntity = Schema.decodeUnknownOption(StoredEntity)
 const StoredSource = Schema.Struct({
   content: Schema.optionalWith(Schema.String, { default: () => "", nullable: true }),
   language: Schema.optionalWith(Schema.String, { default: () => "ENGLISH", nullable: true }),
+  contentType: Schema.optionalWith(Schema.String, { default: () => "unknown", nullable: true }),
+  // Only text values are headers a pipeline may read; others are left out.
+  metadata: Schema.optionalWith(
+    Schema.transform(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.Record({ key: Schema.String, value: Schema.String }), {
+      strict: true,
+      decode: (values) => Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => typeof entry[1] === "string")),
+      encode: (values) => values
+    }),
+    { default: () => ({}), nullable: true }
+  ),
   parentDocument: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   rootDocument: Schema.optionalWith(Schema.String, { nullable: true }),
   nerTags: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [], nullable: true })
@@ -65,7 +75,7 @@ export const elasticsearchNamedEntities = (elasticsearch: ElasticsearchClientSha
     const response = yield* elasticsearch
       .call((client, signal) =>
         client.search<unknown>(
-          { index: project, size: limit, query: withoutTag(pipeline), _source: ["content", "language", "parentDocument", "rootDocument", "nerTags"] },
+          { index: project, size: limit, query: withoutTag(pipeline), _source: ["content", "language", "contentType", "metadata", "parentDocument", "rootDocument", "nerTags"] },
           { ignore: [404], signal }
         )
       )

@@ -27,7 +27,8 @@ const toEntity = ({ rootId, ...row }: EntityRow): NamedEntity => ({ ...row, root
 export const postgresNamedEntities = (sql: SqlClient.SqlClient) => {
   const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (project: string, pipeline: string, limit: number) {
     return yield* sql<NerSource>`
-      SELECT id, root_id AS "rootDocument", parent_id AS "parentDocument", language, content, ner_tags AS "nerTags"
+      SELECT id, root_id AS "rootDocument", parent_id AS "parentDocument", language, content, content_type AS "contentType",
+        metadata, ner_tags AS "nerTags"
       FROM documents WHERE project = ${project} AND NOT (${pipeline} = ANY(ner_tags))
       ORDER BY id LIMIT ${limit}`
   })
