@@ -86,10 +86,16 @@ export interface DocumentIndexShape {
     tags: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<string>, DocumentIndexError>
   /**
-   * Up to `limit` documents of the project whose `nerTags` lack `pipeline`, in id order. Documents marked with
-   * markNerTagged are no longer listed, so calling again gives the next ones, including documents indexed since.
+   * Up to `limit` documents of the project whose `nerTags` lack `pipeline`, with ids after `after` in id order
+   * where the index can order by id (PostgreSQL); Elasticsearch answers from any id, which comes to the same as
+   * documents marked with markNerTagged are no longer listed.
    */
-  readonly documentsWithoutNerTag: (project: string, pipeline: string, limit: number) => Effect.Effect<ReadonlyArray<NerSource>, DocumentIndexError>
+  readonly documentsWithoutNerTag: (
+    project: string,
+    pipeline: string,
+    after: string,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<NerSource>, DocumentIndexError>
   /** Number of the project's documents whose `nerTags` lack `pipeline`. */
   readonly countWithoutNerTag: (project: string, pipeline: string) => Effect.Effect<number, DocumentIndexError>
   /**

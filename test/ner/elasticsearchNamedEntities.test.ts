@@ -36,7 +36,7 @@ describe("ElasticsearchDocumentIndex named entities (recorded-protocol fake on l
         yield* index.createIndex("corpus")
         yield* index.bulkIndex("corpus", [root, attachment])
 
-        const untagged = yield* index.documentsWithoutNerTag("corpus", "EMAIL", 10)
+        const untagged = yield* index.documentsWithoutNerTag("corpus", "EMAIL", "", 10)
         expect(untagged.map((document) => [document.id, document.rootDocument, document.parentDocument])).toStrictEqual([
           [root.id, root.id, null],
           [attachment.id, root.id, root.id]
@@ -51,7 +51,7 @@ describe("ElasticsearchDocumentIndex named entities (recorded-protocol fake on l
         expect(stored.source).toMatchObject({ type: "NamedEntity", join: { name: "NamedEntity", parent: attachment.id }, mention: "foo@bar.com", offsets: [8], isHidden: false })
 
         yield* index.markNerTagged("corpus", untagged, "EMAIL")
-        expect(yield* index.documentsWithoutNerTag("corpus", "EMAIL", 10)).toStrictEqual([])
+        expect(yield* index.documentsWithoutNerTag("corpus", "EMAIL", "", 10)).toStrictEqual([])
         expect(yield* index.countWithoutNerTag("corpus", "EMAIL")).toBe(0)
         expect(yield* index.countWithoutNerTag("corpus", "CORENLP")).toBe(2)
         const marked = Option.getOrThrow(yield* index.get("corpus", attachment.id, root.id))

@@ -11,7 +11,7 @@ import { clearTasks, eventually, readTask, startEngine, testDatabase } from "../
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 
 const project = "ner-job"
-const documentCount = 600
+const documentCount = 800
 
 const documents: ReadonlyArray<IndexedDocument> = Array.from({ length: documentCount }, (_, i) => {
   const id = i.toString(16).padStart(96, "0")
@@ -52,8 +52,9 @@ for (const database of databaseKinds) {
           yield* Effect.orDie(Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, documents)))
           const engine = yield* Effect.provide(Engine, yield* startEngine({}, NerJobLive))
           const task = yield* engine.submit(NerJob, { project, pipeline: "CORENLP" }, { userId: "local" })
-          const running = yield* eventually(readTask(task.id), (t) => t.progress !== null && t.progress > 0.1, "60 seconds")
-          expect(yield* engine.stop(running)).toBe(true)
+          // Stopped as soon as a first batch is committed, while the next ones are being annotated.
+          yield* eventually(stored, (state) => state.marked.size > 0, "60 seconds")
+          expect(yield* engine.stop(yield* readTask(task.id))).toBe(true)
           expect((yield* readTask(task.id)).state).toBe("CANCELLED")
           const done = yield* expectConsistent
           expect(done).toBeGreaterThan(0)

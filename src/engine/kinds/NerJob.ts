@@ -52,13 +52,18 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
     let done = Option.getOrElse(context.checkpoint.saved, () => 0)
     // Counted again only once passed, when documents indexed since the start are still to do.
     let total = done + (yield* index.countWithoutNerTag(project, pipeline.name))
+    // Documents are read in id order from a cursor, so that each batch starts where the last one ended; once at
+    // the end, a pass from the start finds the documents indexed since behind the cursor.
+    let cursor = ""
     for (;;) {
-      const documents = yield* index.documentsWithoutNerTag(project, pipeline.name, batchSize)
+      const documents = yield* index.documentsWithoutNerTag(project, pipeline.name, cursor, batchSize)
       if (documents.length === 0) {
-        if (!(yield* ingestionRunning)) return done
-        yield* Effect.sleep(ingestionPollInterval)
+        if (cursor !== "") cursor = ""
+        else if (yield* ingestionRunning) yield* Effect.sleep(ingestionPollInterval)
+        else return done
         continue
       }
+      cursor = documents.at(-1)?.id ?? cursor
       // One document at a time, yielding in between, so that a long batch does not hold up the process. A
       // document in a language the pipeline does not read is marked with no entities, so that it is not listed again.
       const entities = yield* Effect.forEach(documents, (document) =>

@@ -71,7 +71,7 @@ export const elasticsearchNamedEntities = (elasticsearch: ElasticsearchClientSha
       })
     )
 
-  const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (project: string, pipeline: string, limit: number) {
+  const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (project: string, pipeline: string, _after: string, limit: number) {
     const response = yield* elasticsearch
       .call((client, signal) =>
         client.search<unknown>(

@@ -25,11 +25,11 @@ const toEntity = ({ rootId, ...row }: EntityRow): NamedEntity => ({ ...row, root
 
 /** The named-entity side of the PostgreSQL document index: the `named_entities` table and documents' nerTags. */
 export const postgresNamedEntities = (sql: SqlClient.SqlClient) => {
-  const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (project: string, pipeline: string, limit: number) {
+  const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (project: string, pipeline: string, after: string, limit: number) {
     return yield* sql<NerSource>`
       SELECT id, root_id AS "rootDocument", parent_id AS "parentDocument", language, content, content_type AS "contentType",
         metadata, ner_tags AS "nerTags"
-      FROM documents WHERE project = ${project} AND NOT (${pipeline} = ANY(ner_tags))
+      FROM documents WHERE project = ${project} AND id > ${after} AND NOT (${pipeline} = ANY(ner_tags))
       ORDER BY id LIMIT ${limit}`
   })
 
