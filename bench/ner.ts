@@ -102,6 +102,7 @@ export const run = async () => {
         // The faster of two direct runs, one on each side of the task: the machine is shared.
         const after = direct(pipeline, documents)
         const baseline = before.seconds <= after.seconds ? before : after
+        process.stdout.write(`${pipeline.name}: direct runs ${before.seconds.toFixed(1)} s before the task, ${after.seconds.toFixed(1)} s after\n`)
         if (ours.entities !== baseline.entities) return yield* Effect.dieMessage(`${pipeline.name}: ${ours.entities} entities stored, ${baseline.entities} found directly`)
         measured.push({ pipeline: pipeline.name, ours, baseline })
       }

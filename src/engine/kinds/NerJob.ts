@@ -2,13 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { annotateDocument, entitiesOf, UnknownPipeline } from "../../ner/Pipeline.ts"
 import { pipelineNamed } from "../../ner/Pipelines.ts"
-import { DocumentIndex } from "../../search/DocumentIndex.ts"
+import { DocumentIndex, type NerSource } from "../../search/DocumentIndex.ts"
 import * as JobKind from "../JobKind.ts"
 import { IndexJob } from "./IndexJob.ts"
 import { ScanJob } from "./ScanJob.ts"
 
 /** Documents read, annotated and written per transaction: a stop loses at most this much work. */
 const batchSize = 200
+/** Milliseconds of annotation between two yields to the other fibers of the process (HTTP requests, heartbeats). */
+const yieldEvery = 20
 /** How often an idle task looks again while an ingestion of its project runs. */
 const ingestionPollInterval = "250 millis"
 
@@ -49,6 +51,17 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
         SELECT 1 FROM tasks WHERE kind IN (${ScanJob.name}, ${IndexJob.name}) AND state = 'RUNNING' AND payload->>'project' = ${project}
       ) AS active`.pipe(Effect.map((rows) => rows[0]?.active === true))
 
+    // Annotation is synchronous work: the task yields to the rest of the process every `yieldEvery` milliseconds
+    // of it (yielding after each document costs a scheduler round trip each).
+    let lastYield = performance.now()
+    const annotateYielding = (document: NerSource) =>
+      Effect.suspend(() => {
+        const entities = entitiesOf(annotateDocument(pipeline, document), document, pipeline.name)
+        if (performance.now() - lastYield < yieldEvery) return Effect.succeed(entities)
+        lastYield = performance.now()
+        return Effect.as(Effect.yieldNow(), entities)
+      })
+
     let done = Option.getOrElse(context.checkpoint.saved, () => 0)
     // Counted again only once passed, when documents indexed since the start are still to do.
     let total = done + (yield* index.countWithoutNerTag(project, pipeline.name))
@@ -64,12 +77,9 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
         continue
       }
       cursor = documents.at(-1)?.id ?? cursor
-      // One document at a time, yielding in between, so that a long batch does not hold up the process. A
-      // document in a language the pipeline does not read is marked with no entities, so that it is not listed again.
+      // A document in a language the pipeline does not read is marked with no entities, so that it is not listed again.
       const entities = yield* Effect.forEach(documents, (document) =>
-        pipeline.supports(document.language)
-          ? Effect.sync(() => entitiesOf(annotateDocument(pipeline, document), document, pipeline.name)).pipe(Effect.zipLeft(Effect.yieldNow()))
-          : Effect.succeed([])
+        pipeline.supports(document.language) ? annotateYielding(document) : Effect.succeed([])
       )
       done += documents.length
       yield* sql.withTransaction(
