@@ -21,6 +21,7 @@ import { Health } from "./domain/status/Health.ts"
 import { BatchDownloadJobLive } from "./engine/kinds/BatchDownloadJob.ts"
 import { BatchSearchJobLive } from "./engine/kinds/BatchSearchJob.ts"
 import { ingestionKindsLayer } from "./engine/kinds/index.ts"
+import { NerJobLive } from "./engine/kinds/NerJob.ts"
 import { engineLayer } from "./engine/Layer.ts"
 import { Extractor } from "./extract/Extractor.ts"
 import { UserRepo } from "./domain/user/UserRepo.ts"
@@ -88,6 +89,8 @@ export const quarryLayer = (settings: SettingsShape) => {
     Layer.provideMerge(RpcEndpoint.Default),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
     Layer.provideMerge(ingestionKindsLayer),
+    // findNames tasks read documents from the index and write their named entities back to it.
+    Layer.provideMerge(NerJobLive),
     Layer.provideMerge(batchSearchLayer),
     Layer.provideMerge(batchDownloadLayer),
     Layer.provideMerge(services),

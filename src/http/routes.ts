@@ -7,6 +7,8 @@ import { documentMarksRoutes } from "./legacy/DocumentMarksHttp.ts"
 import { indexProxyRoutes } from "./legacy/IndexProxyHttp.ts"
 import { indexTaskRoutes } from "./legacy/IndexTaskHttp.ts"
 import { languagesRoutes } from "./legacy/LanguagesHttp.ts"
+import { namedEntityRoutes } from "./legacy/NamedEntityHttp.ts"
+import { nerRoutes } from "./legacy/NerHttp.ts"
 import { noteRoutes } from "./legacy/NoteHttp.ts"
 import { openApiRoutes } from "./legacy/OpenApiHttp.ts"
 import { projectRoutes } from "./legacy/ProjectHttp.ts"
@@ -25,7 +27,7 @@ import type { Route } from "./Router.ts"
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, batchDownloadRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, batchDownloadRoutes, namedEntityRoutes, nerRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()

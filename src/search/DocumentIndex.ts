@@ -2,6 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import type { SqlError } from "@effect/sql"
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { ExtractedDocument } from "../extract/Document.ts"
+import type { NamedEntity } from "../ner/NamedEntity.ts"
 
 /**
  * A document as stored in a project's index: the fields of legacy-api-reference §6.4 the extractor produced
@@ -20,6 +21,18 @@ export interface IndexedDocument extends Omit<ExtractedDocument, "children" | "e
 export interface BulkResult {
   readonly indexed: number
   readonly duplicates: number
+}
+
+/** What a named-entity pipeline reads of a document, and what marking it as processed needs. */
+export interface NerSource {
+  readonly id: string
+  readonly rootDocument: string
+  readonly parentDocument: string | null
+  readonly language: string
+  readonly content: string
+  readonly contentType: string
+  readonly metadata: Readonly<Record<string, string>>
+  readonly nerTags: ReadonlyArray<string>
 }
 
 /** The index could not be read or written: an Elasticsearch cluster unreachable, timing out or refusing a write. */
@@ -72,6 +85,30 @@ export interface DocumentIndexShape {
     ids: ReadonlyArray<string>,
     tags: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<string>, DocumentIndexError>
+  /**
+   * Up to `limit` documents of the project whose `nerTags` lack `pipeline`, with ids after `after` in id order
+   * where the index can order by id (PostgreSQL); Elasticsearch answers from any id, which comes to the same as
+   * documents marked with markNerTagged are no longer listed.
+   */
+  readonly documentsWithoutNerTag: (
+    project: string,
+    pipeline: string,
+    after: string,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<NerSource>, DocumentIndexError>
+  /** Number of the project's documents whose `nerTags` lack `pipeline`. */
+  readonly countWithoutNerTag: (project: string, pipeline: string) => Effect.Effect<number, DocumentIndexError>
+  /**
+   * Writes named entities as children of their document, routed by its root. An entity whose id is already stored
+   * is kept as it is (its id is derived from its content); answers the number of new entities.
+   */
+  readonly bulkIndexNamedEntities: (project: string, entities: ReadonlyArray<NamedEntity>) => Effect.Effect<number, DocumentIndexError>
+  /** Appends `pipeline` to the documents' `nerTags` (once) and sets their `status` to DONE. */
+  readonly markNerTagged: (project: string, documents: ReadonlyArray<NerSource>, pipeline: string) => Effect.Effect<void, DocumentIndexError>
+  /** A named entity by id; with `routing`, only when its root document is that id. */
+  readonly getNamedEntity: (project: string, id: string, routing?: string) => Effect.Effect<Option.Option<NamedEntity>, DocumentIndexError>
+  /** Sets `isHidden` on every named entity of the project with that mentionNorm; answers how many matched. */
+  readonly hideNamedEntities: (project: string, mentionNorm: string) => Effect.Effect<number, DocumentIndexError>
   /** Removes the project's index: its documents, Duplicates and the index itself. */
   readonly deleteIndex: (project: string) => Effect.Effect<void, DocumentIndexError>
 }

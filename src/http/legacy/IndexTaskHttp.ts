@@ -14,10 +14,10 @@ import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
 const tag = "task"
 
 /** `{"options": {...}}`, values of any type (the reference coerces them to strings); an empty body is `{}`. */
-const TaskOptionsBody = Schema.Struct({ options: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
+export const TaskOptionsBody = Schema.Struct({ options: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
 
 /** The request's options over the server settings (§9.3: the request wins). */
-const requestOptions = Effect.gen(function* () {
+export const requestOptions = Effect.gen(function* () {
   const request = yield* HttpRequest
   const settings = yield* Settings
   const bytes = yield* request.body

@@ -2,6 +2,7 @@ import { Effect, Layer, Option } from "effect"
 import { type BulkResult, DocumentIndex, DocumentIndexUnavailable, type IndexedDocument } from "../DocumentIndex.ts"
 import { firstOfEachId } from "../indexedDocuments.ts"
 import { describeFailure, ElasticsearchClient, type ElasticsearchFailure, errorType, ndjson } from "./Client.ts"
+import { elasticsearchNamedEntities } from "./ElasticsearchNamedEntities.ts"
 import { indexMappings, indexSettings } from "./IndexSettings.ts"
 import { decodeStoredDocument, documentRouting, isDocumentRecord, documentSource, type DuplicateRecord, duplicateSource, toIndexedDocument } from "./Records.ts"
 
@@ -234,6 +235,9 @@ export const ElasticsearchDocumentIndex = Layer.effect(
       yield* elasticsearch.call((client, signal) => client.indices.delete({ index: project }, { ignore: [404], signal })).pipe(Effect.mapError(unavailable))
     })
 
-    return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, deleteIndex })
+    return DocumentIndex.of({
+      createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, deleteIndex,
+      ...elasticsearchNamedEntities(elasticsearch, unavailable)
+    })
   })
 )

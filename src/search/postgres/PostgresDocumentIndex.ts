@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Layer, Option } from "effect"
 import { type BulkResult, DocumentIndex, type IndexedDocument } from "../DocumentIndex.ts"
 import { firstOfEachId } from "../indexedDocuments.ts"
+import { postgresNamedEntities } from "./PostgresNamedEntities.ts"
 import { dirnameAncestors, indexedPrefix } from "./TextIndex.ts"
 
 /** Rows per INSERT: 22 parameters a row stays far below PostgreSQL's 65535 parameters a statement. */
@@ -205,6 +206,7 @@ export const PostgresDocumentIndex = Layer.effect(
     const deleteIndex = Effect.fn("DocumentIndex.deleteIndex")(function* (project: string) {
       yield* sql.withTransaction(
         Effect.gen(function* () {
+          yield* sql`DELETE FROM named_entities WHERE project = ${project}`
           yield* sql`DELETE FROM duplicates WHERE project = ${project}`
           yield* sql`DELETE FROM documents WHERE project = ${project}`
           yield* sql`DELETE FROM document_indices WHERE project = ${project}`
@@ -212,6 +214,6 @@ export const PostgresDocumentIndex = Layer.effect(
       )
     })
 
-    return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, deleteIndex })
+    return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, deleteIndex, ...postgresNamedEntities(sql) })
   })
 )

@@ -6,7 +6,7 @@ import { Effect } from "effect"
  * No Elasticsearch can run on these machines: this loopback server answers the part of the Elasticsearch 7.17 REST
  * protocol Quarry uses, with the status codes, headers and body shapes a real cluster gives (recorded from one):
  * the product header, index creation and existence, `_bulk` NDJSON with per-item results (409 for a create of an
- * existing id), realtime gets and `_mget` with routing, `_count`, `_search`, and the error bodies of a missing index,
+ * existing id; partial `update`s), `_update_by_query` with simple assignment scripts, realtime gets and `_mget` with routing, `_count`, `_search`, and the error bodies of a missing index,
  * an unparsable query, an existing index, missing credentials and a media type versioned for Elasticsearch 8
  * (406). It records every request it receives.
  */
@@ -75,6 +75,7 @@ const bulkItem = (fake: FakeElasticsearch, action: string, meta: Record<string, 
     return { [action]: { _index: index, _type: "_doc", _id: id, status: refused, error: { type, reason: `refused [${id}]` } } }
   }
   const existing = target.records.get(id)
+  if (action === "update") return updateItem(target, index, id, existing, source)
   if (action === "create" && existing !== undefined) {
     const reason = `[${id}]: version conflict, document already exists (current version [${existing.version}])`
     return {
@@ -102,6 +103,61 @@ const bulkItem = (fake: FakeElasticsearch, action: string, meta: Record<string, 
       _primary_term: 1,
       status: existing === undefined ? 201 : 200
     }
+  }
+}
+
+/** A bulk `update` with a partial `doc`: merged into the stored source; 404 when the record is absent. */
+const updateItem = (target: FakeIndex, index: string, id: string, existing: StoredRecord | undefined, body: Record<string, unknown>) => {
+  if (existing === undefined) {
+    const reason = `[_doc][${id}]: document missing`
+    return { update: { _index: index, _type: "_doc", _id: id, status: 404, error: { type: "document_missing_exception", reason, index } } }
+  }
+  const version = existing.version + 1
+  target.records.set(id, { ...existing, source: { ...existing.source, ...(body["doc"] as Record<string, unknown>) }, version })
+  return { update: { _index: index, _type: "_doc", _id: id, _version: version, result: "updated", status: 200 } }
+}
+
+type Clause = Record<string, unknown>
+
+/**
+ * Whether a record matches the query clauses Quarry's own writes use: `term` (on a value or an array), `ids` and
+ * `bool` (filter, must, must_not). Other clauses (query_string and the like) match everything, as the fake does
+ * not rank text.
+ */
+const matches = (id: string, source: Record<string, unknown>, query: Clause | undefined): boolean => {
+  if (query === undefined) return true
+  if (query["term"] !== undefined) {
+    const [field, expected] = Object.entries(query["term"] as Clause)[0]!
+    const value = typeof expected === "object" && expected !== null ? (expected as Clause)["value"] : expected
+    const stored = source[field]
+    return Array.isArray(stored) ? stored.includes(value) : stored === value
+  }
+  if (query["ids"] !== undefined) return ((query["ids"] as { values: ReadonlyArray<string> }).values).includes(id)
+  if (query["bool"] !== undefined) {
+    const bool = query["bool"] as Record<string, Clause | ReadonlyArray<Clause> | undefined>
+    const list = (name: string) => [bool[name] ?? []].flat()
+    return (
+      [...list("filter"), ...list("must")].every((clause) => matches(id, source, clause)) &&
+      !list("must_not").some((clause) => matches(id, source, clause))
+    )
+  }
+  return true
+}
+
+/** `_update_by_query` with a script of the form `ctx._source.<field> = true|false`. */
+const updateByQuery = (index: FakeIndex, body: Record<string, unknown>): Answer => {
+  const script = String((body["script"] as { source?: string } | undefined)?.source ?? "")
+  const assignment = /^ctx\._source\.(\w+) = (true|false)$/.exec(script)
+  if (assignment === null) return { status: 400, body: errorBody(400, "script_exception", `compile error [${script}]`) }
+  let updated = 0
+  for (const [id, record] of index.records) {
+    if (!matches(id, record.source, body["query"] as Clause | undefined)) continue
+    index.records.set(id, { ...record, source: { ...record.source, [assignment[1]!]: assignment[2] === "true" }, version: record.version + 1 })
+    updated += 1
+  }
+  return {
+    status: 200,
+    body: { took: 4, timed_out: false, total: updated, updated, deleted: 0, batches: updated === 0 ? 0 : 1, version_conflicts: 0, noops: 0, failures: [] }
   }
 }
 
@@ -166,10 +222,10 @@ const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
     const ids = (json()["ids"] as ReadonlyArray<string>) ?? []
     return { status: 200, body: { docs: ids.map((id) => docView(first, id, index?.records.get(id), request.query.get("_source_includes"))) } }
   }
+  if (second === "_update_by_query" && index !== undefined) return updateByQuery(index, json())
   if (second === "_count") {
-    const query = json()["query"] as { term?: { type?: string } } | undefined
-    const type = query?.term?.type
-    const count = listed.filter(({ record }) => type === undefined || record.source["type"] === type).length
+    const query = json()["query"] as Clause | undefined
+    const count = listed.filter(({ id, record }) => matches(id, record.source, query)).length
     return { status: 200, body: { count, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } } }
   }
   if (second === "_search") {
@@ -178,8 +234,11 @@ const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
       const reason = `Unknown key for a START_OBJECT in [${unknown}].`
       return { status: 400, body: errorBody(400, "parsing_exception", reason, { line: 1, col: 2 + unknown.length + 3 }) }
     }
+    const query = json()["query"] as Clause | undefined
+    const size = typeof json()["size"] === "number" ? (json()["size"] as number) : 10_000
     const hits = listed
-      .filter(({ record }) => isDocument(record))
+      .filter(({ id, record }) => isDocument(record) && matches(id, record.source, query))
+      .slice(0, size)
       .map(({ name, id, record }) => ({
         _index: name,
         _type: "_doc",

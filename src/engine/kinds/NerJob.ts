@@ -1,0 +1,96 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { annotateDocument, entitiesOf, UnknownPipeline } from "../../ner/Pipeline.ts"
+import { pipelineNamed } from "../../ner/Pipelines.ts"
+import { DocumentIndex, type NerSource } from "../../search/DocumentIndex.ts"
+import * as JobKind from "../JobKind.ts"
+import { IndexJob } from "./IndexJob.ts"
+import { ScanJob } from "./ScanJob.ts"
+
+/** Documents read, annotated and written per transaction: a stop loses at most this much work. */
+const batchSize = 200
+/** Milliseconds of annotation between two yields to the other fibers of the process (HTTP requests, heartbeats). */
+const yieldEvery = 20
+/** How often an idle task looks again while an ingestion of its project runs. */
+const ingestionPollInterval = "250 millis"
+
+export const NerPayload = Schema.Struct({
+  project: Schema.String,
+  /** A pipeline name of src/ner/Pipelines.ts. */
+  pipeline: Schema.String
+})
+export type NerPayload = typeof NerPayload.Type
+
+/**
+ * findNames (legacy-api-reference §8): runs a pipeline over every document of the project whose `nerTags` lack
+ * it. Each batch's entities are written as children of their documents, and the documents marked (status DONE,
+ * the pipeline appended to nerTags) in one transaction, so a stopped or restarted task goes on with the documents
+ * not yet marked. Documents indexed while it runs are listed by the next batch; while a scan or index task of the
+ * project runs, an empty list is waited on rather than taken as the end. The result is the number of documents
+ * processed.
+ */
+export const NerJob = JobKind.make({
+  name: "findNames",
+  runnerType: "org.icij.datashare.nlp.NlpApp",
+  payload: NerPayload,
+  success: Schema.Int,
+  error: UnknownPipeline,
+  /** Documents processed by earlier runs of the task. */
+  checkpoint: Schema.Int
+})
+
+export const NerJobLive = NerJob.toLayer((payload, context) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const index = yield* DocumentIndex
+    const pipeline = yield* pipelineNamed(payload.pipeline)
+    const { project } = payload
+
+    // Only running tasks are waited on: a queued one may be waiting for this task's slot in the engine.
+    const ingestionRunning = sql<{ active: boolean }>`SELECT EXISTS (
+        SELECT 1 FROM tasks WHERE kind IN (${ScanJob.name}, ${IndexJob.name}) AND state = 'RUNNING' AND payload->>'project' = ${project}
+      ) AS active`.pipe(Effect.map((rows) => rows[0]?.active === true))
+
+    // Annotation is synchronous work: the task yields to the rest of the process every `yieldEvery` milliseconds
+    // of it (yielding after each document costs a scheduler round trip each).
+    let lastYield = performance.now()
+    const annotateYielding = (document: NerSource) =>
+      Effect.suspend(() => {
+        const entities = entitiesOf(annotateDocument(pipeline, document), document, pipeline.name)
+        if (performance.now() - lastYield < yieldEvery) return Effect.succeed(entities)
+        lastYield = performance.now()
+        return Effect.as(Effect.yieldNow(), entities)
+      })
+
+    let done = Option.getOrElse(context.checkpoint.saved, () => 0)
+    // Counted again only once passed, when documents indexed since the start are still to do.
+    let total = done + (yield* index.countWithoutNerTag(project, pipeline.name))
+    // Documents are read in id order from a cursor, so that each batch starts where the last one ended; once at
+    // the end, a pass from the start finds the documents indexed since behind the cursor.
+    let cursor = ""
+    for (;;) {
+      const documents = yield* index.documentsWithoutNerTag(project, pipeline.name, cursor, batchSize)
+      if (documents.length === 0) {
+        if (cursor !== "") cursor = ""
+        else if (yield* ingestionRunning) yield* Effect.sleep(ingestionPollInterval)
+        else return done
+        continue
+      }
+      cursor = documents.at(-1)?.id ?? cursor
+      // A document in a language the pipeline does not read is marked with no entities, so that it is not listed again.
+      const entities = yield* Effect.forEach(documents, (document) =>
+        pipeline.supports(document.language) ? annotateYielding(document) : Effect.succeed([])
+      )
+      done += documents.length
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* index.bulkIndexNamedEntities(project, entities.flat())
+          yield* index.markNerTagged(project, documents, pipeline.name)
+          yield* context.checkpoint.save(done)
+        })
+      )
+      if (done >= total) total = done + (yield* index.countWithoutNerTag(project, pipeline.name))
+      yield* context.reportProgress(total === 0 ? 1 : Math.min(1, done / total))
+    }
+  }).pipe(Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die }))
+)

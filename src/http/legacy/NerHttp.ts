@@ -1,0 +1,74 @@
+import { Effect, Schema } from "effect"
+import { projectOf } from "../../domain/ingest/IngestOptions.ts"
+import { detectLanguage } from "../../extract/Language.ts"
+import { Engine } from "../../engine/Engine.ts"
+import { NerJob } from "../../engine/kinds/NerJob.ts"
+import { namedEntityView, NamedEntityView } from "../../ner/NamedEntity.ts"
+import { annotate, entitiesOf } from "../../ner/Pipeline.ts"
+import { pipelineNamed, pipelineNames } from "../../ner/Pipelines.ts"
+import { BadRequest, HttpRequest, json, PayloadTooLarge, pathParam } from "../Http.ts"
+import { CurrentUser } from "../middleware/Auth.ts"
+import { route } from "../Router.ts"
+import { requestOptions, TaskOptionsBody } from "./IndexTaskHttp.ts"
+import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
+
+const tag = "named entities"
+/** Longest text `POST /api/ner/findNames` analyses in one request (the reference's chunk size). */
+export const maxTextLength = 1_048_576
+
+const pipelineParam = Effect.flatMap(pathParam("pipeline"), pipelineNamed)
+
+/** The request body as text: 400 when empty, 413 beyond maxTextLength characters. */
+const textBody = Effect.gen(function* () {
+  const text = (yield* (yield* HttpRequest).body).toString("utf8")
+  if (text.trim() === "") return yield* new BadRequest({ message: "the text to analyse is empty" })
+  if (text.length > maxTextLength) {
+    return yield* new PayloadTooLarge({ message: `the text to analyse has ${text.length} characters; at most ${maxTextLength} are analysed per request` })
+  }
+  return text
+})
+
+export const nerRoutes = [
+  route("GET", "/api/ner/pipelines", Effect.succeed(json(pipelineNames)), {
+    summary: "Names of the named-entity pipelines this server runs",
+    tag,
+    response: Schema.Array(Schema.String)
+  }),
+  // Needs nothing but the request: `never` keeps R from being inferred as HttpRequest.
+  route<never>(
+    "POST",
+    "/api/ner/findNames/:pipeline",
+    Effect.gen(function* () {
+      const pipeline = yield* pipelineParam
+      const text = yield* textBody
+      // As in the reference: the language is guessed from the text, and a pipeline that does not read it finds nothing.
+      const language = detectLanguage(text)
+      if (!pipeline.supports(language)) return json([])
+      const entities = entitiesOf(annotate(pipeline, text), { id: "", rootDocument: "", language }, pipeline.name)
+      return json(entities.map(namedEntityView))
+    }),
+    {
+      summary: `Named entities of the plain text in the body; 400 for an unknown pipeline or an empty text, 413 beyond ${maxTextLength} characters`,
+      tag,
+      response: Schema.Array(NamedEntityView)
+    }
+  ),
+  route(
+    "POST",
+    "/api/task/findNames/:pipeline",
+    Effect.gen(function* () {
+      const pipeline = yield* pipelineParam
+      const { settings, options } = yield* requestOptions
+      const user = (yield* CurrentUser).user
+      const project = projectOf(options, settings.defaultProject)
+      const task = yield* (yield* Engine).submit(NerJob, { project, pipeline: pipeline.name }, { userId: user.id })
+      return json([legacyTaskView(task, user)])
+    }),
+    {
+      summary: "Starts a task running the pipeline over every document of the project not yet tagged with it (option `defaultProject`); answers [task]; 400 for an unknown pipeline",
+      tag: "task",
+      requestBody: TaskOptionsBody,
+      response: Schema.Array(LegacyTaskView)
+    }
+  )
+]
