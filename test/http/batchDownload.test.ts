@@ -7,7 +7,7 @@ import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { BatchDownloads } from "../../src/domain/batch-download/BatchDownloads.ts"
 import { eventually } from "../engine/helpers.ts"
-import { attachmentBytes, phrases } from "../fixtures/corpus.ts"
+import { attachmentBytes, emailWithAttachment } from "../fixtures/corpus.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { indexFiles, writeText } from "../helpers/indexing.ts"
 import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"
@@ -68,27 +68,6 @@ const resultZip = (task: TaskView, password?: string) =>
 const patchSettings = (data: Record<string, string>) =>
   Effect.flatMap(postJson("/api/settings", { data }, "PATCH"), (response) => Effect.sync(() => expect(response.status).toBe(200)))
 
-/** An e-mail with one attachment, whose bytes exist only inside the e-mail. */
-const email = [
-  "From: Alice Martin <alice@example.org>",
-  "To: Bob Stone <bob@example.org>",
-  "Subject: Contract for the harbour",
-  "MIME-Version: 1.0",
-  'Content-Type: multipart/mixed; boundary="BOUNDARY"',
-  "",
-  "--BOUNDARY",
-  "Content-Type: text/plain; charset=utf-8",
-  "",
-  phrases.email,
-  "--BOUNDARY",
-  'Content-Type: text/plain; name="contract-notes.txt"',
-  'Content-Disposition: attachment; filename="contract-notes.txt"',
-  "Content-Transfer-Encoding: base64",
-  "",
-  attachmentBytes.toString("base64"),
-  "--BOUNDARY--",
-  ""
-].join("\r\n")
 
 /** Two documents about tankers, one about a bank, and an e-mail whose attachment speaks of both parties. */
 const corpus = Effect.gen(function* () {
@@ -96,7 +75,7 @@ const corpus = Effect.gen(function* () {
     yield* writeText("ships.txt", "The tanker Morning Star left the harbour with its cargo."),
     yield* writeText("more-ships.txt", "A second tanker, registered offshore, carried the same cargo and more."),
     yield* writeText("banks.txt", 'The bank "Trust One" wired the payment to an offshore account.'),
-    yield* writeText("contract.eml", email)
+    yield* writeText("contract.eml", emailWithAttachment)
   ]
   yield* indexFiles(project, files)
   return files
