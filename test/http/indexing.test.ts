@@ -8,6 +8,7 @@ import { files, generateCorpus } from "../fixtures/corpus.ts"
 import { eventually } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"
+import { addUser, basic } from "../helpers/users.ts"
 
 interface View {
   readonly name: string
@@ -130,3 +131,28 @@ for (const database of databaseKinds) {
     })
   })
 }
+
+describe("Index, scan and findNames tasks in SERVER mode", () => {
+  layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER" } }), { timeout: 60_000 })((it) => {
+    it.effect("a user starts them on one of their projects only (403 otherwise); an administrator on any", () =>
+      Effect.gen(function* () {
+        yield* addUser("alice", "pw", { projects: ["granted"] })
+        yield* addUser("root", "pw", { projects: [], admin: true })
+        const start = (path: string, project: string, login: string) =>
+          request(path, {
+            method: "POST",
+            body: JSON.stringify({ options: { defaultProject: project } }),
+            headers: { authorization: basic(login, "pw"), "content-type": "application/json", accept: "application/json" }
+          })
+        const dataDir = (yield* TestServer).workDir
+        for (const path of ["/api/task/batchUpdate/index", `/api/task/batchUpdate/scan${dataDir}`, `/api/task/batchUpdate/index${dataDir}`, "/api/task/findNames/EMAIL"]) {
+          const refused = yield* start(path, "other", "alice")
+          expect(refused.status, path).toBe(403)
+          expect(yield* bodyJson(refused)).toEqual({ error: expect.stringContaining("other") })
+          expect((yield* start(path, "granted", "alice")).status, path).toBe(200)
+          expect((yield* start(path, "other", "root")).status, path).toBe(200)
+        }
+      })
+    )
+  })
+})

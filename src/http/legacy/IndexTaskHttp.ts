@@ -7,6 +7,7 @@ import { Engine } from "../../engine/Engine.ts"
 import { IndexJob } from "../../engine/kinds/IndexJob.ts"
 import { ScanJob } from "../../engine/kinds/ScanJob.ts"
 import { BadRequest, Forbidden, HttpRequest, json, jsonBody, pathParam } from "../Http.ts"
+import { requireGranted } from "../../domain/project/Access.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { route } from "../Router.ts"
 import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
@@ -49,6 +50,17 @@ const directoryInDataDir = (dataDir: string, filePath: string) =>
     return requested
   })
 
+/**
+ * Tasks write into the project they name: administrators (the LOCAL user among them) may name any project, other
+ * users only one of theirs (403).
+ */
+export const requireWritableProject = (project: string) =>
+  Effect.gen(function* () {
+    const current = yield* CurrentUser
+    if (current.isAdmin) return
+    yield* requireGranted(project, { login: current.user.id, grantedProjects: yield* current.grantedProjects })
+  })
+
 /** Queues a scan of `directory` then an index of the same project: the index waits for the scan's files. */
 const scanThenIndex = (directory: string) =>
   Effect.gen(function* () {
@@ -57,6 +69,7 @@ const scanThenIndex = (directory: string) =>
     const engine = yield* Engine
     const scanPayload = yield* scanPayloadOf(directory, projectOf(options, settings.defaultProject), options)
     const indexPayload = yield* indexPayloadOf(options, { project: settings.defaultProject, parallelism: settings.parallelism })
+    yield* requireWritableProject(indexPayload.project)
     const scan = yield* engine.submit(ScanJob, scanPayload, { userId: user.id })
     const index = yield* engine.submit(IndexJob, indexPayload, { userId: user.id })
     return json([legacyTaskView(scan, user), legacyTaskView(index, user)])
@@ -67,7 +80,7 @@ const dataDirPath = Effect.flatMap(Effect.all([Settings, pathParam("filePath")])
 const views = Schema.Array(LegacyTaskView)
 const options = "options: `defaultProject`, `queueName`, `parallelism`, `ocr`, `language`, `maxContentLength` (index); `queueName`, " +
   "`includeHiddenFiles`, `includeOSFiles`, `includePattern`, `excludePattern`, `followSymlinks`, `maxDepth`, `filter` (true: skip " +
-  "files already in the index) (scan); they override the server settings"
+  "files already in the index) (scan); they override the server settings. 403 for a project that is not the caller's (administrators may name any)"
 
 export const indexTaskRoutes = [
   route(
@@ -77,6 +90,7 @@ export const indexTaskRoutes = [
       const { settings, options } = yield* requestOptions
       const user = (yield* CurrentUser).user
       const payload = yield* indexPayloadOf(options, { project: settings.defaultProject, parallelism: settings.parallelism })
+      yield* requireWritableProject(payload.project)
       return json(legacyTaskView(yield* (yield* Engine).submit(IndexJob, payload, { userId: user.id }), user))
     }),
     { summary: `Starts an index task draining the project's document queue; it ends once no scan of the project is left. ${options}`, tag, requestBody: TaskOptionsBody, response: LegacyTaskView }
@@ -101,6 +115,7 @@ export const indexTaskRoutes = [
       const { settings, options } = yield* requestOptions
       const user = (yield* CurrentUser).user
       const payload = yield* scanPayloadOf(directory, projectOf(options, settings.defaultProject), options)
+      yield* requireWritableProject(payload.project)
       return json(legacyTaskView(yield* (yield* Engine).submit(ScanJob, payload, { userId: user.id }), user))
     }),
     { summary: `Starts a scan of /<filePath> into the project's document queue; 403 outside the data folder. ${options}`, tag, requestBody: TaskOptionsBody, response: LegacyTaskView }

@@ -9,7 +9,7 @@ import { pipelineNamed, pipelineNames } from "../../ner/Pipelines.ts"
 import { BadRequest, HttpRequest, json, PayloadTooLarge, pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { route } from "../Router.ts"
-import { requestOptions, TaskOptionsBody } from "./IndexTaskHttp.ts"
+import { TaskOptionsBody, requestOptions, requireWritableProject } from "./IndexTaskHttp.ts"
 import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
 
 const tag = "named entities"
@@ -61,11 +61,12 @@ export const nerRoutes = [
       const { settings, options } = yield* requestOptions
       const user = (yield* CurrentUser).user
       const project = projectOf(options, settings.defaultProject)
+      yield* requireWritableProject(project)
       const task = yield* (yield* Engine).submit(NerJob, { project, pipeline: pipeline.name }, { userId: user.id })
       return json([legacyTaskView(task, user)])
     }),
     {
-      summary: "Starts a task running the pipeline over every document of the project not yet tagged with it (option `defaultProject`); answers [task]; 400 for an unknown pipeline",
+      summary: "Starts a task running the pipeline over every document of the project not yet tagged with it (option `defaultProject`); answers [task]; 400 for an unknown pipeline, 403 for a project that is not the caller's (administrators may name any)",
       tag: "task",
       requestBody: TaskOptionsBody,
       response: Schema.Array(LegacyTaskView)
