@@ -1,27 +1,10 @@
 import type { SqlClient } from "@effect/sql"
-import { Array as Arr, Effect, Option } from "effect"
-import type { Category, NamedEntity } from "../../ner/NamedEntity.ts"
+import { Array as Arr, Effect } from "effect"
+import type { NamedEntity } from "../../ner/NamedEntity.ts"
 import type { NerSource } from "../DocumentIndex.ts"
 
 /** Entity rows per INSERT: 13 parameters a row. */
 const entitiesPerInsert = 1_000
-
-interface EntityRow {
-  readonly id: string
-  readonly documentId: string
-  readonly rootId: string
-  readonly mention: string
-  readonly mentionNorm: string
-  readonly mentionNormTextLength: number
-  readonly category: Category
-  readonly offsets: ReadonlyArray<number>
-  readonly extractor: string
-  readonly extractorLanguage: string
-  readonly isHidden: boolean
-  readonly partsOfSpeech: string | null
-}
-
-const toEntity = ({ rootId, ...row }: EntityRow): NamedEntity => ({ ...row, rootDocument: rootId })
 
 /** The named-entity side of the PostgreSQL document index: the `named_entities` table and documents' nerTags. */
 export const postgresNamedEntities = (sql: SqlClient.SqlClient) => {
@@ -69,13 +52,13 @@ export const postgresNamedEntities = (sql: SqlClient.SqlClient) => {
   })
 
   const getNamedEntity = Effect.fn("DocumentIndex.getNamedEntity")(function* (project: string, id: string, routing?: string) {
-    const rows = yield* sql<EntityRow>`
-      SELECT id, document_id AS "documentId", root_id AS "rootId", mention, mention_norm AS "mentionNorm",
+    const rows = yield* sql<NamedEntity>`
+      SELECT id, document_id AS "documentId", root_id AS "rootDocument", mention, mention_norm AS "mentionNorm",
         mention_norm_text_length AS "mentionNormTextLength", category, offsets::float8[] AS offsets, extractor,
         extractor_language AS "extractorLanguage", is_hidden AS "isHidden", parts_of_speech AS "partsOfSpeech"
       FROM named_entities
       WHERE project = ${project} AND id = ${id}${routing === undefined ? sql`` : sql` AND root_id = ${routing}`}`
-    return Option.map(Arr.head(rows), toEntity)
+    return Arr.head(rows)
   })
 
   const hideNamedEntities = Effect.fn("DocumentIndex.hideNamedEntities")(function* (project: string, mentionNorm: string) {
