@@ -199,4 +199,3 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
 /** The column a `field` filter names: the seed's filterable columns only. */
 const fieldColumn = (field: string) => `b.${["name", "description", "user_id", "state"].includes(field) ? field : "name"}`
 
-export type { BatchSearchState }

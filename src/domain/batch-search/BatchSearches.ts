@@ -77,7 +77,8 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
       const queries = parseQueries(form.csv, form.phraseMatches)
       if (queries.length >= maxQueries) return yield* new TooManyQueries({ count: queries.length, limit: maxQueries })
       if (queries.length === 0) return yield* new InvalidBatchSearch({ reason: "the CSV file holds no query of two characters or more" })
-      return yield* save({ ...form, name: form.name, description: form.description ?? "", userId, projects, queries })
+      const { csv: _csv, name, description, ...options } = form
+      return yield* save({ ...options, name, description: description ?? "", userId, projects, queries })
     })
 
     /** A new run of another batch search, for the caller, with its queries and options (name and description may change). */

@@ -6,8 +6,6 @@ import { parseAggregations } from "./ParseAggs.ts"
 import { decode, isObject, parseQuery } from "./ParseQuery.ts"
 import { parseQueryString } from "./QueryString.ts"
 
-/** A whole `_search` / `_count` body plus the URL parameters that override it (search-dsl.md §5.2–§5.3). */
-
 const unsupportedKeys = new Set([
   "script_fields", "runtime_mappings", "suggest", "collapse", "rescore", "search_after", "pit", "post_filter",
   "stored_fields", "docvalue_fields", "explain", "profile", "min_score", "indices_boost", "slice", "fields", "stats",
@@ -160,6 +158,7 @@ export const urlSource = (query: URLSearchParams): SourceFilter | false | undefi
   return { _tag: "Filter", includes: sourceList ?? includes ?? [], excludes: excludes ?? [] }
 }
 
+/** A whole `_search` / `_count` body plus the URL parameters that override it (search-dsl.md §5.2–§5.3). */
 export const parseSearchRequest = (body: unknown, query: URLSearchParams): Effect.Effect<SearchRequest, SearchRequestError> =>
   Effect.gen(function* () {
     const json = body ?? {}
