@@ -68,11 +68,20 @@ export class TaskEvents extends Effect.Service<TaskEvents>()("quarry/TaskEvents"
       if (!info.deliversNotifications && events.length > 0) yield* PubSub.publishAll(hub, events)
     })
 
+    let subscriptions = 0
+
     /** A queue of every change from now on, until the scope closes. */
     const subscribe = Effect.fn("TaskEvents.subscribe")(function* () {
+      yield* Effect.acquireRelease(
+        Effect.sync(() => subscriptions++),
+        () => Effect.sync(() => subscriptions--)
+      )
       return yield* PubSub.subscribe(hub)
     })
 
-    return { announce, subscribe }
+    /** How many subscriptions are open (engines and watchers): a watcher that went away must have released its own. */
+    const openSubscriptions = Effect.sync(() => subscriptions)
+
+    return { announce, subscribe, openSubscriptions }
   })
 }) {}

@@ -1,5 +1,6 @@
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Duplex } from "node:stream"
 import { Cause, Context, Effect, Exit, Runtime } from "effect"
 import { Settings } from "../config/Settings.ts"
 import { BadRequest, HttpRequest, type HttpRequestShape, type HttpResponse, json, noHeaders, PayloadTooLarge, statusOf } from "./Http.ts"
@@ -14,6 +15,8 @@ export class HttpServerInfo extends Context.Tag("quarry/HttpServerInfo")<HttpSer
 export interface Mount {
   readonly prefix: string
   readonly handle: (request: http.IncomingMessage, response: http.ServerResponse) => void
+  /** Takes over the connection of an upgrade request (a WebSocket) under the prefix. */
+  readonly upgrade?: (request: http.IncomingMessage, socket: Duplex, head: Buffer) => void
 }
 
 /** Requests bodies larger than this answer 413; uploads that may be larger stream instead of using `body`. */
@@ -125,6 +128,13 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
     }
 
     const server = http.createServer({ keepAliveTimeout: 5_000 }, handle)
+    // Upgrades go to the mount of their path; elsewhere the connection is closed, as node:http does without a listener.
+    server.on("upgrade", (incoming: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (incoming.url ?? "/").split("?")[0] ?? "/"
+      const mount = mounts.find((candidate) => path.startsWith(candidate.prefix))
+      if (mount?.upgrade === undefined) return socket.destroy()
+      mount.upgrade(incoming, socket, head)
+    })
     yield* Effect.acquireRelease(
       Effect.async<void, Error>((resume) => {
         server.once("error", (error) => resume(Effect.fail(error)))

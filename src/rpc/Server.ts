@@ -1,80 +1,167 @@
 import { randomUUID } from "node:crypto"
-import type { Headers } from "@effect/platform"
+import { type IncomingMessage, STATUS_CODES } from "node:http"
+import type { Duplex } from "node:stream"
+import { HttpServerRequest, type Headers, Socket } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { Effect, Layer, Runtime } from "effect"
+import { Effect, FiberSet, Layer } from "effect"
+import { WebSocketServer, type WebSocket } from "ws"
 import { Settings } from "../config/Settings.ts"
 import { BadRequest, type HttpRequestShape, json, statusOf } from "../http/Http.ts"
 import { type Authentication, Authenticator, type CurrentUserShape, Unauthorized } from "../http/middleware/Auth.ts"
 import { writeResponse } from "../http/middleware/Conventions.ts"
 import type { Mount } from "../http/Server.ts"
-import { taskRpcHandlers } from "./TaskRpcHandlers.ts"
-import { TaskRpcs } from "./TaskRpcs.ts"
+import { makeRpcCallers } from "./Caller.ts"
+import { quarryRpcHandlers } from "./QuarryRpcHandlers.ts"
+import { QuarryRpcs, rpcPaths } from "./QuarryRpcs.ts"
 
 /**
- * Carries the caller of an authenticated request to the RPC handlers: RPC handlers run in the RPC server's
- * fiber, not the request's, and see only the request headers. The value is a random token naming the caller
- * in memory while the request lasts; any value a client sends is overwritten.
+ * Carries the caller of an authenticated request or WebSocket to the RPC handlers: RPC handlers run in the RPC
+ * server's fibers, not the request's, and see only headers. The value is a random token naming the caller in
+ * memory while the request or connection lasts; any value a client sends is overwritten.
  */
 const callerHeader = "x-quarry-rpc-caller"
 
-/** The RPC endpoint mounted at `/rpc`: authenticated exactly like the HTTP API, then served by @effect/rpc. */
+const pathOf = (url: string | undefined) => (url ?? "/").split("?")[0] ?? "/"
+
+const requestShape = (incoming: IncomingMessage): HttpRequestShape => {
+  const url = incoming.url ?? "/"
+  const queryStart = url.indexOf("?")
+  return {
+    method: incoming.method ?? "POST",
+    path: pathOf(url),
+    query: new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1)),
+    headers: incoming.headers,
+    params: {},
+    remoteAddress: incoming.socket.remoteAddress ?? "",
+    body: Effect.fail(new BadRequest({ message: "the RPC server reads RPC bodies" })),
+    raw: incoming
+  }
+}
+
+const basicChallenge = { "WWW-Authenticate": 'Basic realm="datashare"' }
+
+/** Answers a refused WebSocket upgrade as the HTTP API answers a refused request, then closes the socket. */
+const refuseUpgrade = (socket: Duplex, status: number, message: string) => {
+  const body = JSON.stringify({ error: message })
+  const headers = { ...(status === 401 ? basicChallenge : {}), "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), Connection: "close" }
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`)
+}
+
+/**
+ * The server request the RPC WebSocket app reads: the caller's token as its only header, and the accepted
+ * WebSocket as its upgrade. @effect/platform-node builds such requests only for servers it runs itself.
+ */
+const upgradedRequest = (url: string, token: string, socket: Effect.Effect<Socket.Socket>) =>
+  new Proxy(HttpServerRequest.fromWeb(new Request(`http://localhost${url}`, { headers: { [callerHeader]: token } })), {
+    get: (target, property) => (property === "upgrade" ? socket : Reflect.get(target, property))
+  })
+
+/**
+ * The RPC endpoint: every group of `QuarryRpcs`, over HTTP with NDJSON (`/rpc`) or MessagePack (`/rpc/msgpack`)
+ * and over WebSocket (`/rpc/ws`). Each request, and each WebSocket when it opens, is authenticated exactly like
+ * the HTTP API (session cookie, API key, Basic; the LOCAL user in LOCAL mode); a refusal answers as the HTTP API.
+ */
 export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoint", {
   scoped: Effect.gen(function* () {
     const settings = yield* Settings
     const authenticator = yield* Authenticator
-    const callers = new Map<string, string>()
-    const callerOf = (headers: Headers.Headers) => {
-      const userId = callers.get(headers[callerHeader] ?? "")
-      return userId === undefined ? Effect.dieMessage("RPC request without an authenticated caller") : Effect.succeed(userId)
+    const callers = new Map<string, CurrentUserShape>()
+    const userOf = (headers: Headers.Headers) => {
+      const user = callers.get(headers[callerHeader] ?? "")
+      return user === undefined ? Effect.dieMessage("RPC request without an authenticated caller") : Effect.succeed(user)
     }
-    const handlers = yield* Layer.build(Layer.mergeAll(taskRpcHandlers(callerOf), RpcSerialization.layerNdjson))
-    const app = yield* RpcServer.toHttpApp(TaskRpcs).pipe(Effect.provide(handlers))
-    const serve = yield* NodeHttpServer.makeHandler(app)
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const handlers = yield* Layer.build(quarryRpcHandlers(makeRpcCallers(userOf)))
+    const httpHandler = (serialization: RpcSerialization.RpcSerialization["Type"]) =>
+      RpcServer.toHttpApp(QuarryRpcs).pipe(
+        Effect.provide(handlers),
+        Effect.provideService(RpcSerialization.RpcSerialization, serialization),
+        Effect.flatMap((app) => NodeHttpServer.makeHandler(app))
+      )
+    const serveHttp = new Map([
+      [rpcPaths.ndjson as string, yield* httpHandler(RpcSerialization.ndjson)],
+      [rpcPaths.msgpack as string, yield* httpHandler(RpcSerialization.msgPack)]
+    ])
+    const websocketApp = yield* RpcServer.toHttpAppWebsocket(QuarryRpcs).pipe(
+      Effect.provide(handlers),
+      Effect.provideService(RpcSerialization.RpcSerialization, RpcSerialization.json)
+    )
+    const websockets = yield* Effect.acquireRelease(
+      Effect.sync(() => new WebSocketServer({ noServer: true })),
+      (server) => Effect.sync(() => server.close())
+    )
+    // Requests being authenticated and open WebSockets: interrupted (and closed) when the endpoint stops.
+    const runFork = yield* FiberSet.makeRuntime<never>()
+
+    /** The caller's token, valid until `release`; a request without a signed-in user is refused (401). */
+    const authenticate = (incoming: IncomingMessage) =>
+      authenticator.authenticate(requestShape(incoming), false).pipe(
+        Effect.filterOrFail(
+          (authentication): authentication is Authentication & { readonly user: CurrentUserShape } => authentication.user !== undefined,
+          () => new Unauthorized({ message: "authentication required" })
+        ),
+        Effect.map((authentication) => {
+          const token = randomUUID()
+          callers.set(token, authentication.user)
+          return { token, headers: authentication.headers, release: () => callers.delete(token) }
+        }),
+        Effect.tapError((error) => (statusOf(error) >= 500 ? Effect.logError("RPC authentication failed", error) : Effect.void)),
+        Effect.catchAllDefect((defect) => Effect.logError("RPC authentication failed", defect).pipe(Effect.zipRight(Effect.fail(new Error("internal error")))))
+      )
+
+    const refusal = (error: unknown) => {
+      const status = statusOf(error)
+      return { status, message: status >= 500 || !(error instanceof Error) ? "internal error" : error.message }
+    }
+
+    const serveWebSocket = (incoming: IncomingMessage, token: string, webSocket: WebSocket) => {
+      const socket = Socket.fromWebSocket(
+        Effect.acquireRelease(Effect.succeed(webSocket as unknown as globalThis.WebSocket), (open) => Effect.sync(() => open.close()))
+      )
+      return websocketApp.pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, upgradedRequest(incoming.url ?? "/", token, socket)),
+        Effect.scoped
+      )
+    }
 
     const mount: Mount = {
-      prefix: "/rpc",
+      prefix: rpcPaths.ndjson,
       handle: (incoming, outgoing) => {
-        const url = incoming.url ?? "/"
-        const queryStart = url.indexOf("?")
-        const request: HttpRequestShape = {
-          method: incoming.method ?? "POST",
-          path: queryStart < 0 ? url : url.slice(0, queryStart),
-          query: new URLSearchParams(queryStart < 0 ? "" : url.slice(queryStart + 1)),
-          headers: incoming.headers,
-          params: {},
-          remoteAddress: incoming.socket.remoteAddress ?? "",
-          body: Effect.fail(new BadRequest({ message: "the RPC server reads RPC bodies" })),
-          raw: incoming
-        }
-        const refuse = (error: Error) =>
-          Effect.sync(() => {
-            const status = statusOf(error)
-            const headers: Record<string, string> = status === 401 ? { "WWW-Authenticate": 'Basic realm="datashare"' } : {}
-            writeResponse(incoming, outgoing, json({ error: error.message }, status, headers), settings.cors)
-          })
-        const program = authenticator.authenticate(request, false).pipe(
-          Effect.filterOrFail(
-            (authentication): authentication is Authentication & { readonly user: CurrentUserShape } => authentication.user !== undefined,
-            () => new Unauthorized({ message: "authentication required" })
-          ),
-          Effect.matchEffect({
-            onFailure: refuse,
-            onSuccess: (authentication) =>
-              Effect.sync(() => {
-                const token = randomUUID()
-                callers.set(token, authentication.user.user.id)
-                outgoing.on("close", () => callers.delete(token))
+        const serve = serveHttp.get(pathOf(incoming.url))
+        if (serve === undefined) return writeResponse(incoming, outgoing, json({ error: "Not found" }, 404), settings.cors)
+        runFork(
+          authenticate(incoming).pipe(
+            Effect.match({
+              onFailure: (error) => {
+                const { status, message } = refusal(error)
+                writeResponse(incoming, outgoing, json({ error: message }, status, status === 401 ? basicChallenge : {}), settings.cors)
+              },
+              onSuccess: ({ token, headers, release }) => {
+                outgoing.on("close", release)
                 incoming.headers[callerHeader] = token
-                for (const [name, value] of Object.entries(authentication.headers)) outgoing.setHeader(name, value)
+                for (const [name, value] of Object.entries(headers)) outgoing.setHeader(name, value)
                 if (settings.cors !== "no-cors") outgoing.setHeader("Access-Control-Allow-Origin", settings.cors)
                 serve(incoming, outgoing)
-              })
-          }),
-          Effect.catchAllCause((cause) => Effect.logError("RPC authentication failed", cause).pipe(Effect.zipRight(refuse(new Error("internal error")))))
+              }
+            })
+          )
         )
-        runFork(program)
+      },
+      upgrade: (incoming, socket, head) => {
+        if (pathOf(incoming.url) !== rpcPaths.websocket) return refuseUpgrade(socket, 404, "Not found")
+        runFork(
+          authenticate(incoming).pipe(
+            Effect.matchEffect({
+              onFailure: (error) => Effect.sync(() => refuseUpgrade(socket, refusal(error).status, refusal(error).message)),
+              onSuccess: ({ token, release }) =>
+                Effect.async<WebSocket>((resume) => websockets.handleUpgrade(incoming, socket, head, (webSocket) => resume(Effect.succeed(webSocket)))).pipe(
+                  Effect.flatMap((webSocket) => serveWebSocket(incoming, token, webSocket)),
+                  Effect.ensuring(Effect.sync(release))
+                )
+            })
+          )
+        )
       }
     }
     return { mount }

@@ -1,10 +1,9 @@
-import type { Headers } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { Tasks } from "../domain/task/Tasks.ts"
+import type { CallerOf } from "./Caller.ts"
 import { TaskRpcs } from "./TaskRpcs.ts"
 
-/** Who made an RPC request, from its headers (set by the endpoint once it has authenticated the request). */
-export type CallerOf = (headers: Headers.Headers) => Effect.Effect<string>
+export type { CallerOf } from "./Caller.ts"
 
 /** The task RPCs over the Tasks service; database failures are defects (the client sees a defect response). */
 export const taskRpcHandlers = (callerOf: CallerOf) =>
@@ -19,7 +18,11 @@ export const taskRpcHandlers = (callerOf: CallerOf) =>
         stopTask: ({ id }, { headers }) =>
           Effect.flatMap(callerOf(headers), (userId) => tasks.stop(userId, id)).pipe(Effect.catchTag("SqlError", Effect.die)),
         stopAll: (_, { headers }) => Effect.flatMap(callerOf(headers), (userId) => tasks.stopAll(userId)).pipe(Effect.orDie),
-        watchTasks: ({ id }, { headers }) => Stream.unwrap(Effect.map(callerOf(headers), (userId) => tasks.watch(userId, id)))
+        watchTasks: ({ id }, { headers }) => Stream.unwrap(Effect.map(callerOf(headers), (userId) => tasks.watch(userId, id))),
+        watchManyTasks: ({ ids }, { headers }) => Stream.unwrap(Effect.map(callerOf(headers), (userId) => tasks.watchMany(userId, ids))),
+        cleanTask: ({ id }, { headers }) =>
+          Effect.flatMap(callerOf(headers), (userId) => tasks.clean(userId, id)).pipe(Effect.catchTag("SqlError", Effect.die)),
+        cleanFinishedTasks: (_, { headers }) => Effect.flatMap(callerOf(headers), (userId) => tasks.cleanFinished(userId)).pipe(Effect.orDie)
       }
     })
   )

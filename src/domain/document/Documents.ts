@@ -110,6 +110,12 @@ export class Documents extends Effect.Service<Documents>()("quarry/Documents", {
       return { offsets, count: offsets.length, query, targetLanguage: request.targetLanguage ?? null }
     })
 
-    return { source, content, searchContent }
+    /** The indexed document (its text included), for the caller. */
+    const get = Effect.fn("Documents.get")(function* (project: string, id: string, routing: string | undefined, caller: Caller) {
+      yield* requireGranted(project, caller)
+      return yield* find(project, id, routing)
+    })
+
+    return { source, content, searchContent, get }
   })
 }) {}

@@ -83,6 +83,42 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
         })
       )
 
-    return { find, list, stop, stopAll, cleanFinished, clean, watch }
+    /**
+     * Several of the user's tasks: those `refs` names, or (no refs) all the user's tasks, including the ones queued
+     * later. Each task comes first as it is now, then again at each change of state or progress. With refs the
+     * stream ends once every named task has finished; without, it lasts until the consumer stops.
+     */
+    const watchMany = (userId: string, refs: ReadonlyArray<string> | undefined): Stream.Stream<Task, TaskNotFound | TaskForbidden> =>
+      Stream.unwrapScoped(
+        Effect.gen(function* () {
+          const changes = yield* events.subscribe()
+          const initial =
+            refs === undefined
+              ? yield* repo.listByUser(userId).pipe(Effect.orDie)
+              : yield* Effect.forEach(refs, (ref) => find(userId, ref)).pipe(Effect.catchTag("SqlError", Effect.die))
+          const latest = new Map(initial.map((task) => [task.id, task]))
+          const unfinished = () => [...latest.values()].filter((task) => !isFinished(task.state)).map((task) => task.id)
+          const isNews = (task: Task) => {
+            const known = latest.get(task.id)
+            return known === undefined ? refs === undefined && task.userId === userId : known.state !== task.state || known.progress !== task.progress
+          }
+          // The tasks an event names, or every unfinished one when a poll interval passes without events.
+          const next = Effect.gen(function* () {
+            if (refs !== undefined && unfinished().length === 0) return yield* Effect.fail(Option.none())
+            const event = yield* Queue.take(changes).pipe(Effect.timeoutOption(config.pollInterval))
+            const ids = Option.match(event, {
+              onNone: unfinished,
+              onSome: (changed) => (refs === undefined || latest.has(changed.id) ? [changed.id] : [])
+            })
+            const read = yield* Effect.forEach(ids, (id) => repo.findById(id)).pipe(Effect.orDie)
+            const updates = read.flatMap(Option.toArray).filter(isNews)
+            for (const task of updates) latest.set(task.id, task)
+            return updates
+          })
+          return Stream.concat(Stream.fromIterable(initial), Stream.flattenIterables(Stream.repeatEffectOption(next)))
+        })
+      )
+
+    return { find, list, stop, stopAll, cleanFinished, clean, watch, watchMany }
   })
 }) {}

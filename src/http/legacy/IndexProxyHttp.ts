@@ -25,7 +25,7 @@ const isIndexFree = (segments: ReadonlyArray<string>) =>
  * one of the caller's projects in SERVER mode (LOCAL users may use every index), and a POST only to a search or a
  * count. HEAD asks about an index alone, so one segment is enough there.
  */
-const checkAccess = (path: string, method: BackendRequest["method"]) =>
+export const checkAccess = (path: string, method: BackendRequest["method"]) =>
   Effect.gen(function* () {
     const segments = path.split("/").filter((segment) => segment !== "")
     if (isIndexFree(segments)) return

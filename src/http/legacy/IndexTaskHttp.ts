@@ -38,7 +38,7 @@ const realPath = (target: string): Effect.Effect<string> =>
  * The absolute directory named by the `:filePath:` capture, refused unless it is in the data folder both as
  * written and once links are resolved (a missing path is judged by its nearest existing ancestor).
  */
-const directoryInDataDir = (dataDir: string, filePath: string) =>
+export const directoryInDataDir = (dataDir: string, filePath: string) =>
   Effect.gen(function* () {
     if (filePath.includes("\0")) return yield* new BadRequest({ message: "invalid path" })
     const requested = path.resolve(path.sep, filePath)

@@ -1,0 +1,32 @@
+import type { Headers } from "@effect/platform"
+import { Effect } from "effect"
+import { requireGranted } from "../domain/project/Access.ts"
+import { projectCaller } from "../http/legacy/ProjectCaller.ts"
+import { CurrentUser, type CurrentUserShape } from "../http/middleware/Auth.ts"
+
+export { requireWritableProject } from "../http/legacy/IndexTaskHttp.ts"
+
+/** Who made an RPC request (their login), from its headers. */
+export type CallerOf = (headers: Headers.Headers) => Effect.Effect<string>
+
+/**
+ * The authenticated caller of an RPC request. The endpoint authenticates each HTTP request or WebSocket exactly
+ * as the HTTP API does and names the caller in the headers the handlers receive; handlers read it from there.
+ */
+export interface RpcCallers {
+  /** The caller's login. */
+  readonly callerOf: CallerOf
+  /**
+   * Runs `effect` as the request's caller: it sees the caller as `CurrentUser`, as an HTTP handler does, so the
+   * HTTP API's access helpers (`projectCaller`, `requireWritableProject`, `requireReadableProject`) apply unchanged.
+   */
+  readonly asCaller: <A, E, R>(headers: Headers.Headers, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, CurrentUser>>
+}
+
+export const makeRpcCallers = (userOf: (headers: Headers.Headers) => Effect.Effect<CurrentUserShape>): RpcCallers => ({
+  callerOf: (headers) => Effect.map(userOf(headers), (current) => current.user.id),
+  asCaller: (headers, effect) => Effect.flatMap(userOf(headers), (current) => Effect.provideService(effect, CurrentUser, current))
+})
+
+/** Fails with ProjectForbidden (403 on HTTP) unless the caller may read `project`. */
+export const requireReadableProject = (project: string) => Effect.flatMap(projectCaller, (caller) => requireGranted(project, caller))
