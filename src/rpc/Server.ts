@@ -74,7 +74,7 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
     }
     const handlers = yield* Layer.build(quarryRpcHandlers(makeRpcCallers(userOf)))
     const httpHandler = (serialization: RpcSerialization.RpcSerialization["Type"]) =>
-      RpcServer.toHttpApp(QuarryRpcs).pipe(
+      RpcServer.toHttpApp(QuarryRpcs, { disableTracing: true }).pipe(
         Effect.provide(handlers),
         Effect.provideService(RpcSerialization.RpcSerialization, serialization),
         Effect.flatMap((app) => NodeHttpServer.makeHandler(app))
@@ -83,7 +83,7 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
       [rpcPaths.ndjson as string, yield* httpHandler(RpcSerialization.ndjson)],
       [rpcPaths.msgpack as string, yield* httpHandler(RpcSerialization.msgPack)]
     ])
-    const websocketApp = yield* RpcServer.toHttpAppWebsocket(QuarryRpcs).pipe(
+    const websocketApp = yield* RpcServer.toHttpAppWebsocket(QuarryRpcs, { disableTracing: true }).pipe(
       Effect.provide(handlers),
       Effect.provideService(RpcSerialization.RpcSerialization, RpcSerialization.json)
     )

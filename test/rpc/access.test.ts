@@ -41,14 +41,15 @@ describe("RPC access in SERVER mode", () => {
         expect(yield* alice.searchRaw({ projects: ["alpha", "beta"], body: {} }).pipe(Effect.flip)).toBeInstanceOf(Forbidden)
         expect(yield* alice.getDocument({ project: "beta", id: id! }).pipe(Effect.flip)).toBeInstanceOf(DocumentForbidden)
         expect(yield* alice.getContent({ project: "beta", id: id! }).pipe(Effect.flip)).toBeInstanceOf(DocumentForbidden)
-        for (const refused of [
+        const refusals: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
           alice.star({ project: "beta", ids: [id!] }),
           alice.markRead({ project: "beta", ids: [id!] }),
           alice.tagDocument({ project: "beta", id: id!, tags: ["mine"] }),
           alice.listTags({ project: "beta", id: id! }),
           alice.startIndex({ options: { defaultProject: "beta" } }),
           alice.startScan({ path: server.workDir, options: { defaultProject: "beta" } })
-        ]) {
+        ]
+        for (const refused of refusals) {
           expect(yield* Effect.flip(refused)).toBeInstanceOf(ProjectForbidden)
         }
         expect(yield* alice.listTasks({})).toEqual([])
