@@ -129,10 +129,14 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
 
     const server = http.createServer({ keepAliveTimeout: 5_000 }, handle)
     // Upgrades go to the mount of their path; elsewhere the connection is closed, as node:http does without a listener.
+    // Upgraded connections are no longer the server's to close: they are tracked to be cut at shutdown.
+    const upgraded = new Set<Duplex>()
     server.on("upgrade", (incoming: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (incoming.url ?? "/").split("?")[0] ?? "/"
       const mount = mounts.find((candidate) => path.startsWith(candidate.prefix))
       if (mount?.upgrade === undefined) return socket.destroy()
+      upgraded.add(socket)
+      socket.once("close", () => upgraded.delete(socket))
       mount.upgrade(incoming, socket, head)
     })
     yield* Effect.acquireRelease(
@@ -145,7 +149,10 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
           server.close(() => resume(Effect.void))
           server.closeIdleConnections()
           // In-flight requests get a moment to finish; then the remaining connections are cut.
-          setTimeout(() => server.closeAllConnections(), 2_000).unref()
+          setTimeout(() => {
+            server.closeAllConnections()
+            for (const socket of upgraded) socket.destroy()
+          }, 2_000).unref()
         })
     )
     const port = (server.address() as AddressInfo).port

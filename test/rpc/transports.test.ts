@@ -1,10 +1,12 @@
-import { describe, expect, layer } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Stream } from "effect"
+import { RpcSerialization } from "@effect/rpc"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Chunk, Context, Effect, Exit, Fiber, Layer, Scope, Stream } from "effect"
 import { TaskNotFound } from "../../src/domain/task/TaskErrors.ts"
 import { SleepJob } from "../../src/engine/kinds/SleepJob.ts"
 import { ServerEngine, taskServerLayer } from "../engine/server.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
-import { request } from "../helpers/server.ts"
+import { makeQuarryClient } from "../../src/rpc/client.ts"
+import { request, TestServer, testServerLayer } from "../helpers/server.ts"
 import { eventually, openSubscriptions, quarryClient, transports } from "./client.ts"
 
 const submitSleep = (steps: number, stepMillis: number) =>
@@ -74,6 +76,13 @@ for (const database of databaseKinds) {
 
       it.effect("serves each transport at its own path only", () =>
         Effect.gen(function* () {
+          // MessagePack in, MessagePack out.
+          const parser = RpcSerialization.msgPack.unsafeMake()
+          const call = parser.encode({ _tag: "Request", id: "1", tag: "listTasks", payload: {}, headers: [] })
+          const answer = yield* request("/rpc/msgpack", { method: "POST", body: call as Uint8Array, headers: { "content-type": "application/msgpack" } })
+          expect(answer.headers.get("content-type")).toBe("application/msgpack")
+          const decoded = parser.decode(new Uint8Array(yield* Effect.promise(() => answer.arrayBuffer())))
+          expect(decoded).toEqual([{ _tag: "Exit", requestId: "1", exit: { _tag: "Success", value: expect.any(Array) } }])
           expect((yield* request("/rpc/other", { method: "POST", body: "" })).status).toBe(404)
           // A request without an upgrade to the WebSocket path is not an RPC call.
           expect((yield* request("/rpc/ws", { method: "POST", body: "" })).status).toBe(404)
@@ -82,3 +91,21 @@ for (const database of databaseKinds) {
     })
   })
 }
+
+describe("RPC WebSockets at shutdown", () => {
+  it.live("a server stopping closes the WebSockets still open instead of waiting for their clients", () =>
+    Effect.gen(function* () {
+      const serverScope = yield* Scope.make()
+      const clientScope = yield* Scope.make()
+      const server = Context.get(yield* Layer.buildWithScope(testServerLayer({ database: "pglite" }), serverScope), TestServer)
+      const client = yield* makeQuarryClient({ url: server.url, transport: "websocket" }).pipe(Scope.extend(clientScope))
+      yield* client.startIndex({})
+      const watching = yield* client.watchManyTasks({}).pipe(Stream.runDrain, Effect.fork)
+      yield* Scope.close(serverScope, Exit.void).pipe(
+        Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => new Error("the server waited for its WebSocket clients") })
+      )
+      yield* Fiber.interrupt(watching)
+      yield* Scope.close(clientScope, Exit.void)
+    })
+  )
+})
