@@ -50,6 +50,17 @@ const refuseUpgrade = (socket: Duplex, status: number, message: string) => {
 }
 
 /**
+ * Browsers let any page open a WebSocket carrying the user's cookies, with no CORS check: an upgrade from a page
+ * is accepted only from the server's own origin or the one the `cors` setting names (`*` does not let other sites
+ * read credentialed answers on HTTP either). Tools send no Origin.
+ */
+const originAllowed = (incoming: IncomingMessage, cors: string) => {
+  const origin = incoming.headers.origin
+  if (origin === undefined || cors === origin) return true
+  return URL.canParse(origin) && new URL(origin).host === incoming.headers.host
+}
+
+/**
  * The server request the RPC WebSocket app reads: the caller's token as its only header, and the accepted
  * WebSocket as its upgrade. @effect/platform-node builds such requests only for servers it runs itself.
  */
@@ -150,6 +161,7 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
       },
       upgrade: (incoming, socket, head) => {
         if (pathOf(incoming.url) !== rpcPaths.websocket) return refuseUpgrade(socket, 404, "Not found")
+        if (!originAllowed(incoming, settings.cors)) return refuseUpgrade(socket, 403, `WebSocket from ${incoming.headers.origin} refused`)
         runFork(
           authenticate(incoming).pipe(
             Effect.matchEffect({

@@ -80,6 +80,10 @@ describe("RPC access in SERVER mode", () => {
         }
         expect(yield* refusedUpgrade({})).toEqual({ status: 401, challenge: 'Basic realm="datashare"' })
         expect(yield* refusedUpgrade({ cookie: session.cookie })).toEqual({ status: 101, challenge: undefined })
+        // Another site's page cannot use the browser's cookies over a WebSocket; the server's own pages can.
+        expect(yield* refusedUpgrade({ cookie: session.cookie, origin: "https://elsewhere.example" })).toMatchObject({ status: 403 })
+        const server = yield* TestServer
+        expect(yield* refusedUpgrade({ cookie: session.cookie, origin: server.url })).toMatchObject({ status: 101 })
       })
     )
   })
