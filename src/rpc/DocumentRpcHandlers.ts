@@ -1,6 +1,8 @@
+import type { Headers } from "@effect/platform"
 import { Effect } from "effect"
 import { DocumentMarks } from "../domain/document/DocumentMarks.ts"
 import { type Caller, Documents } from "../domain/document/Documents.ts"
+import type { ProjectEditor } from "../domain/project/Projects.ts"
 import { projectCaller } from "../http/legacy/ProjectCaller.ts"
 import { CurrentUser } from "../http/middleware/Auth.ts"
 import type { RpcCallers } from "./Caller.ts"
@@ -17,12 +19,10 @@ export const documentRpcHandlers = (callers: RpcCallers) =>
       const marks = yield* DocumentMarks
       // RPC requests come over HTTP or a WebSocket; the source address only matters to downloads, which RPC has not.
       const reader = Effect.flatMap(CurrentUser, (current) => Effect.map(current.grantedProjects, (grantedProjects): Caller => ({ grantedProjects, address: "" })))
-      const asReader = <A, E, R>(headers: Parameters<RpcCallers["asCaller"]>[0], read: (caller: Caller) => Effect.Effect<A, E, R>) =>
+      const asReader = <A, E, R>(headers: Headers.Headers, read: (caller: Caller) => Effect.Effect<A, E, R>) =>
         callers.asCaller(headers, Effect.flatMap(reader, read)).pipe(Effect.catchTag("SqlError", Effect.die))
-      const asMarker = <A, E, R>(
-        headers: Parameters<RpcCallers["asCaller"]>[0],
-        mark: (caller: Effect.Effect.Success<typeof projectCaller>) => Effect.Effect<A, E, R>
-      ) => callers.asCaller(headers, Effect.flatMap(projectCaller, mark)).pipe(Effect.catchTag("SqlError", Effect.die))
+      const asMarker = <A, E, R>(headers: Headers.Headers, mark: (caller: ProjectEditor) => Effect.Effect<A, E, R>) =>
+        callers.asCaller(headers, Effect.flatMap(projectCaller, mark)).pipe(Effect.catchTag("SqlError", Effect.die))
 
       return {
         getDocument: ({ project, id, routing }, { headers }) =>
