@@ -1,0 +1,66 @@
+/** Calls of Quarry's public APIs from the page; failures are announced in the status region and answer undefined. */
+
+const authorizationKey = "quarry.authorization"
+let authorization = sessionStorage.getItem(authorizationKey) ?? undefined
+let onUnauthorized: () => void = () => undefined
+
+export const announce = (message: string) => {
+  const region = document.getElementById("status")
+  if (region !== null) region.textContent = message
+}
+
+/** `Bearer <key>` or `Basic <base64>` sent with every call; Basic is only needed until the session cookie is set. */
+export const setAuthorization = (value: string | undefined, remember: boolean) => {
+  authorization = value
+  if (value !== undefined && remember) sessionStorage.setItem(authorizationKey, value)
+  else sessionStorage.removeItem(authorizationKey)
+}
+
+export const whenUnauthorized = (handler: () => void) => {
+  onUnauthorized = handler
+}
+
+const errorMessage = async (response: Response) => {
+  const body = await response.text()
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; errors?: ReadonlyArray<{ detail?: string }> }
+    if (typeof parsed.error === "string") return parsed.error
+    if (parsed.errors?.[0]?.detail !== undefined) return parsed.errors[0].detail
+  } catch {
+    return body.slice(0, 200)
+  }
+  return body.slice(0, 200)
+}
+
+export const call = async (path: string, init: RequestInit = {}): Promise<Response | undefined> => {
+  const headers = new Headers(init.headers)
+  if (authorization !== undefined) headers.set("authorization", authorization)
+  const response = await fetch(path, { ...init, headers, credentials: "same-origin" }).catch(() => undefined)
+  if (response === undefined) {
+    announce(`The server cannot be reached (${path}).`)
+    return undefined
+  }
+  if (response.status === 401) onUnauthorized()
+  if (!response.ok) {
+    announce(`${init.method ?? "GET"} ${path} failed (${response.status}): ${await errorMessage(response)}`)
+    return undefined
+  }
+  return response
+}
+
+const parsed = async <T>(response: Response | undefined): Promise<T | undefined> => {
+  if (response === undefined) return undefined
+  const body = await response.text()
+  return (body === "" ? null : JSON.parse(body)) as T
+}
+
+export const getJson = async <T>(path: string) => parsed<T>(await call(path))
+
+export const sendJson = async <T>(method: string, path: string, body: unknown, contentType = "application/json") =>
+  parsed<T>(await call(path, { method, headers: { "content-type": contentType }, body: JSON.stringify(body) }))
+
+/** The search proxy with an Elasticsearch request body. */
+export const searchIndex = <T>(project: string, endpoint: string, body: unknown) =>
+  sendJson<T>("POST", `/api/index/search/${encodeURIComponent(project)}/${endpoint}`, body)
+
+export const pathOf = (absolute: string) => absolute.split("/").map(encodeURIComponent).join("/")
