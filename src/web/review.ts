@@ -165,11 +165,7 @@ const queue = async (main: HTMLElement, taskId: string, focusReview?: string) =>
   const reviewList = list(reviews)
   const rerender = async (afterReview: string, advance: boolean) => {
     const index = reviewList.findIndex((review) => review.id === afterReview)
-    const next = advance ? (reviewList[index + 1]?.id ?? afterReview) : afterReview
-    const fresh = h("div", {})
-    await queue(fresh, taskId, next)
-    main.replaceChildren(...fresh.childNodes)
-    main.querySelector<HTMLElement>(`[data-review="${next}"]`)?.focus()
+    await queue(main, taskId, advance ? (reviewList[index + 1]?.id ?? afterReview) : afterReview)
   }
   const cards = reviewList.map((review) => recordCard(review, records.get(relationId(review, "taskRecord") ?? ""), choices, alternatives, (advance) => void rerender(review.id, advance)))
   const items = h(
@@ -190,7 +186,8 @@ const queue = async (main: HTMLElement, taskId: string, focusReview?: string) =>
     ...cards
   )
   const shortcuts = choices.filter((choice) => choice.keys.length > 0).map((choice) => `${choice.keys.join("/")}: ${choice.name}`)
-  main.append(
+  // Replaced in one step once everything is read, so that a re-render after a save does not flash.
+  main.replaceChildren(
     h("p", { class: "breadcrumb" }, h("a", { href: routeHref(["review"]) }, "← All review tasks")),
     h("h1", {}, text(taskResource.attributes.name)),
     await roundProgress(taskId, userId),
