@@ -4,9 +4,15 @@ const authorizationKey = "quarry.authorization"
 let authorization = sessionStorage.getItem(authorizationKey) ?? undefined
 let onUnauthorized: () => void = () => undefined
 
+let clearing: ReturnType<typeof setTimeout> | undefined
+
+/** Says `message` in the live status region, which empties itself after a while so that it hides nothing for long. */
 export const announce = (message: string) => {
   const region = document.getElementById("status")
-  if (region !== null) region.textContent = message
+  if (region === null) return
+  region.textContent = message
+  clearTimeout(clearing)
+  clearing = setTimeout(() => (region.textContent = ""), 8000)
 }
 
 /** `Bearer <key>` or `Basic <base64>` sent with every call; Basic is only needed until the session cookie is set. */

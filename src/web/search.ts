@@ -156,12 +156,18 @@ export const searchPage: Page = async (main, session, route) => {
       h(
         "aside",
         { class: "facets", "aria-label": "Filters" },
-        termFacet("contentType"),
+        // Folded on narrow screens so that the results come first in view; open on wide ones.
+        h(
+          "details",
+          { open: window.matchMedia("(min-width: 801px)").matches },
+          h("summary", {}, "Filters"),
+          termFacet("contentType"),
         termFacet("language"),
         termFacet("tags"),
         starred,
-        pathFacet(filters, buckets("dirname")),
-        ...entityFacets
+          pathFacet(filters, buckets("dirname")),
+          ...entityFacets
+        )
       ),
       h(
         "section",

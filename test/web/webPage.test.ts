@@ -145,6 +145,8 @@ describe.skipIf(!chromiumFound)(title, () => {
         await page().goto(`${url}/#/search?q=harbour`)
         await page().locator(".result").first().waitFor()
         expect(await page().evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390)
+        // The filters are folded so that the results are in view.
+        expect(await page().locator(".facets details").getAttribute("open")).toBeNull()
         await checkPage("search-390px")
         await page().setViewportSize({ width: 1280, height: 900 })
       })
