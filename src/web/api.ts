@@ -40,6 +40,8 @@ const errorMessage = async (response: Response) => {
 
 export const call = async (path: string, init: RequestInit = {}): Promise<Response | undefined> => {
   const headers = new Headers(init.headers)
+  // Tells the server that this page handles a 401 itself: no browser Basic prompt.
+  headers.set("x-requested-with", "XMLHttpRequest")
   if (authorization !== undefined) headers.set("authorization", authorization)
   const response = await fetch(path, { ...init, headers, credentials: "same-origin" }).catch(() => undefined)
   if (response === undefined) {

@@ -35,4 +35,18 @@ describe("the web page and its assets", () => {
       })
     )
   })
+
+  layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER" } }))((it) => {
+    it.effect("leaves WWW-Authenticate out of a 401 for scripts that sign in themselves, so that browsers show no Basic prompt", () =>
+      Effect.gen(function* () {
+        const plain = yield* request("/api/users/me")
+        expect(plain.status).toBe(401)
+        expect(plain.headers.get("www-authenticate")).toBe('Basic realm="datashare"')
+        const fromPage = yield* request("/api/users/me", { headers: { "x-requested-with": "XMLHttpRequest" } })
+        expect(fromPage.status).toBe(401)
+        expect(fromPage.headers.get("www-authenticate")).toBeNull()
+        expect(yield* bodyText(fromPage)).toContain('"error"')
+      })
+    )
+  })
 })

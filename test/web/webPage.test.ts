@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import type { Page } from "playwright-core"
 import { generateCorpus } from "../fixtures/corpus.ts"
 import { TestServer, testServerLayer } from "../helpers/server.ts"
+import { addUser, basic } from "../helpers/users.ts"
 import { type Browser, chromiumFound, chromiumPath, launchBrowser, screenshot, seriousViolations } from "./browser.ts"
 import { createReviewFixture, type ReviewFixture } from "./reviewFixture.ts"
 
@@ -130,6 +131,13 @@ describe.skipIf(!chromiumFound)(title, () => {
           await page().locator(".record.reviewed").nth(before).waitFor()
         }
         await page().getByText("Round 1: 3 of 3 reviewed").waitFor()
+        const first = page().locator("[data-review]").first()
+        await first.getByLabel("Note").fill("Street number missing")
+        await first.getByRole("button", { name: "Save the note" }).click()
+        await page().locator("[data-review]").first().getByRole("button", { name: "Bookmarked" }).or(first.getByRole("button", { name: "Bookmark" })).first().waitFor()
+        await page().locator("[data-review]").first().getByRole("button", { name: "Bookmark", exact: true }).click()
+        await page().locator("[data-review]").first().getByRole("button", { name: "Bookmarked" }).waitFor()
+        expect(await page().locator("[data-review]").first().getByLabel("Note").inputValue()).toBe("Street number missing")
         await checkPage("review")
         const answer = (await (await fetch(`${url}/api/v1/task-record-reviews/?filter[task_record__task]=${review!.task}&sort=task_record__id`)).json()) as {
           data: ReadonlyArray<{ relationships: { choice: { data: { id: string } | null } } }>
@@ -149,6 +157,40 @@ describe.skipIf(!chromiumFound)(title, () => {
         expect(await page().locator(".facets details").getAttribute("open")).toBeNull()
         await checkPage("search-390px")
         await page().setViewportSize({ width: 1280, height: 900 })
+      })
+    )
+  })
+
+  layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER" } }), { timeout: 60_000 })((it) => {
+    it.effect("asks for a sign-in in SERVER mode, with a password or with an API key", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        yield* addUser("ann", "s3cret", { projects: ["leaks"] })
+        const signedIn = page().getByRole("link", { name: "Sign out ann" })
+        yield* step(async () => {
+          const created = await fetch(`${server.url}/api/key/ann`, { method: "PUT", headers: { authorization: basic("ann", "s3cret") } })
+          const { apiKey } = (await created.json()) as { apiKey: string }
+          await page().context().clearCookies()
+          await page().goto(`${server.url}/#/batch`)
+          await page().getByRole("heading", { name: "Sign in to Quarry" }).waitFor()
+          expect(await page().getByRole("navigation", { name: "Main" }).isHidden()).toBe(true)
+          await checkPage("sign-in")
+          await page().getByLabel("Login", { exact: true }).fill("ann")
+          await page().getByLabel("Password", { exact: true }).fill("wrong")
+          await page().getByRole("button", { name: "Sign in", exact: true }).click()
+          await page().getByText("Wrong login or password.").waitFor()
+          await page().getByLabel("Password", { exact: true }).fill("s3cret")
+          await page().getByRole("button", { name: "Sign in", exact: true }).click()
+          await signedIn.waitFor()
+          await page().getByRole("heading", { level: 1, name: "Batch searches" }).waitFor()
+
+          await page().context().clearCookies()
+          await page().reload()
+          await page().getByLabel("API key", { exact: true }).fill(apiKey)
+          await page().getByRole("button", { name: "Sign in with the key" }).click()
+          await signedIn.waitFor()
+          expect(await page().getByLabel("Project").inputValue()).toBe("leaks")
+        })
       })
     )
   })
