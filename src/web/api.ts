@@ -48,7 +48,11 @@ export const call = async (path: string, init: RequestInit = {}): Promise<Respon
     announce(`The server cannot be reached (${path}).`)
     return undefined
   }
-  if (response.status === 401) onUnauthorized()
+  // A 401 brings the sign-in form back, which says what to do better than the error would.
+  if (response.status === 401) {
+    onUnauthorized()
+    return undefined
+  }
   if (!response.ok) {
     announce(`${init.method ?? "GET"} ${path} failed (${response.status}): ${await errorMessage(response)}`)
     return undefined
