@@ -115,8 +115,8 @@ const entitiesSection = async (located: Located) => {
   )
 }
 
-/** Tags, star and read mark: the caller's marks on this document. */
-const marksSection = async (located: Located, userId: string, rerender: () => void) => {
+/** Tags, star and read mark: the caller's marks on this document; a change redraws this section only. */
+const marksSection = async (located: Located, userId: string): Promise<HTMLElement> => {
   const project = encodeURIComponent(located.project)
   const [tags, starred, read] = await Promise.all([
     getJson<ReadonlyArray<Tag>>(`/api/${project}/documents/tags/${encodeURIComponent(located.id)}`),
@@ -125,18 +125,23 @@ const marksSection = async (located: Located, userId: string, rerender: () => vo
   ])
   const isStarred = (starred ?? []).includes(located.id)
   const isRead = (read ?? []).includes(located.id)
-  const toggle = async (on: string, off: string, active: boolean) => {
-    await sendJson("POST", `/api/${project}/documents/batchUpdate/${active ? off : on}`, [located.id])
-    rerender()
+  // Redrawn in place, with the focus back on the control that was used (or the tag field).
+  const redraw = async (focus: string) => {
+    const fresh = await marksSection(located, userId)
+    section.replaceWith(fresh)
+    fresh.querySelector<HTMLElement>(`[data-control="${focus}"]`)?.focus()
   }
-  const tagInput = h("input", { name: "tag", maxlength: 64, required: true, autocomplete: "off" })
+  const toggle = async (on: string, off: string, active: boolean) => {
+    if ((await sendJson("POST", `/api/${project}/documents/batchUpdate/${active ? off : on}`, [located.id])) !== undefined) await redraw(on)
+  }
+  const tagInput = h("input", { name: "tag", maxlength: 64, required: true, autocomplete: "off", "data-control": "tag" })
   const tagForm = h(
     "form",
     {
       class: "inline-form",
       onsubmit: async (event: Event) => {
         event.preventDefault()
-        if ((await sendJson("PUT", documentsUrl(located, "tags"), [tagInput.value.trim()])) !== undefined) rerender()
+        if ((await sendJson("PUT", documentsUrl(located, "tags"), [tagInput.value.trim()])) !== undefined) await redraw("tag")
       }
     },
     field("New tag", tagInput),
@@ -154,27 +159,32 @@ const marksSection = async (located: Located, userId: string, rerender: () => vo
           class: "link",
           "aria-label": `Remove tag ${tag.label}`,
           onclick: async () => {
-            if ((await sendJson("PUT", documentsUrl(located, "untag"), [tag.label])) !== undefined) rerender()
+            if ((await sendJson("PUT", documentsUrl(located, "untag"), [tag.label])) !== undefined) await redraw("tag")
           }
         },
         "×"
       )
     )
   )
-  return h(
+  const section = h(
     "section",
     { class: "card", "aria-labelledby": "marks-title" },
     h("h2", { id: "marks-title" }, "Your marks"),
     h(
       "p",
       { class: "actions" },
-      h("button", { type: "button", "aria-pressed": String(isStarred), onclick: () => void toggle("star", "unstar", isStarred) }, isStarred ? "★ Starred" : "☆ Star"),
-      h("button", { type: "button", "aria-pressed": String(isRead), onclick: () => void toggle("recommend", "unrecommend", isRead) }, isRead ? "Marked as read" : "Mark as read")
+      h("button", { type: "button", "data-control": "star", "aria-pressed": String(isStarred), onclick: () => void toggle("star", "unstar", isStarred) }, isStarred ? "★ Starred" : "☆ Star"),
+      h(
+        "button",
+        { type: "button", "data-control": "recommend", "aria-pressed": String(isRead), onclick: () => void toggle("recommend", "unrecommend", isRead) },
+        isRead ? "Marked as read" : "Mark as read"
+      )
     ),
     h("h3", {}, "Tags"),
     tagList.length === 0 ? h("p", { class: "muted" }, "No tags yet.") : h("ul", { class: "plain tag-list", "aria-label": "Tags" }, ...tagList),
     tagForm
   )
+  return section
 }
 
 const notesSection = async (project: string, path: string) => {
@@ -202,14 +212,10 @@ export const documentPage: Page = async (main, session, route) => {
   }
   const path = String(document._source.path ?? id)
   const title = typeof document._source.title === "string" && document._source.title !== "" ? document._source.title : basename(path)
-  const rerender = () => void documentPage(main, session, route).then(() => undefined)
   const [text, entities, marks, notes] = await Promise.all([
     textSection(located, plainWords(query)),
     entitiesSection(located),
-    marksSection(located, session.userId, () => {
-      main.replaceChildren()
-      rerender()
-    }),
+    marksSection(located, session.userId),
     notesSection(project, path)
   ])
   main.append(

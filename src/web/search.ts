@@ -16,6 +16,13 @@ import {
 
 const facetTitles: Readonly<Record<TermFacet, string>> = { contentType: "Content type", language: "Language", tags: "Tags" }
 
+const entityTitles: Readonly<Record<(typeof entityCategories)[number], string>> = {
+  PERSON: "People",
+  ORGANIZATION: "Organizations",
+  LOCATION: "Locations",
+  EMAIL: "E-mail addresses"
+}
+
 const go = (filters: Filters) => {
   location.hash = routeHref(["search"], queryOf(filters))
 }
@@ -131,8 +138,7 @@ export const searchPage: Page = async (main, session, route) => {
   const entityFacets: ReadonlyArray<Child> = entityCategories.map((category, index) => {
     const found = entityAnswers[index]?.aggregations?.byMentions?.buckets ?? []
     if (found.length === 0 && (filters.entities[category] ?? []).length === 0) return null
-    const title = `${category.charAt(0)}${category.slice(1).toLowerCase()} names`
-    return checkboxFacet(title, found, filters.entities[category] ?? [], (values) => go({ ...filters, from: 0, entities: { ...filters.entities, [category]: values } }))
+    return checkboxFacet(entityTitles[category], found, filters.entities[category] ?? [], (values) => go({ ...filters, from: 0, entities: { ...filters.entities, [category]: values } }))
   })
   const starred = h(
     "fieldset",

@@ -52,6 +52,9 @@ describe.skipIf(!chromiumFound)(title, () => {
             await indexTask.filter({ hasText: "DONE" }).waitFor({ timeout: 60_000 })
             expect(await indexTask.locator(".percent").textContent()).toBe("100 %")
             expect(await indexTask.locator("progress").getAttribute("value")).toBe("100")
+            await page().getByLabel("Named-entity pipeline").selectOption("EMAIL")
+            await page().getByRole("button", { name: "Find named entities" }).click()
+            await page().locator(".task", { hasText: "NlpApp" }).filter({ hasText: "DONE" }).waitFor({ timeout: 60_000 })
             await checkPage("tasks")
           })
         }),
@@ -90,6 +93,17 @@ describe.skipIf(!chromiumFound)(title, () => {
         await tagBox.check()
         await page().getByText("Results 1–1 of 1").waitFor()
         expect(await page().locator(".result").count()).toBe(1)
+      })
+    )
+
+    it.effect("filters the documents by a named entity of the facets", () =>
+      step(async () => {
+        await page().goto(`${url}/#/search`)
+        const addresses = page().getByRole("group", { name: "E-mail addresses" })
+        await addresses.getByRole("checkbox", { name: /alice@example\.org/ }).check()
+        await page().locator(".result", { hasText: "Contract for the harbour" }).waitFor()
+        expect(await page().locator(".result").count()).toBeLessThan(5)
+        expect(await addresses.getByRole("checkbox", { name: /alice@example\.org/ }).isChecked()).toBe(true)
       })
     )
 
