@@ -26,16 +26,17 @@ export const whenUnauthorized = (handler: () => void) => {
   onUnauthorized = handler
 }
 
+/** `{error}` of the legacy API, the first `detail` of a JSON:API errors document, or the start of the body. */
 const errorMessage = async (response: Response) => {
   const body = await response.text()
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown; errors?: ReadonlyArray<{ detail?: string }> }
-    if (typeof parsed.error === "string") return parsed.error
-    if (parsed.errors?.[0]?.detail !== undefined) return parsed.errors[0].detail
-  } catch {
-    return body.slice(0, 200)
-  }
-  return body.slice(0, 200)
+  const parsed = ((): { error?: unknown; errors?: ReadonlyArray<{ detail?: string }> } => {
+    try {
+      return JSON.parse(body) as { error?: unknown; errors?: ReadonlyArray<{ detail?: string }> }
+    } catch {
+      return {}
+    }
+  })()
+  return typeof parsed.error === "string" ? parsed.error : (parsed.errors?.[0]?.detail ?? body.slice(0, 200))
 }
 
 export const call = async (path: string, init: RequestInit = {}): Promise<Response | undefined> => {

@@ -24,7 +24,7 @@ const projectKey = "quarry.project"
 
 /** Who is signed in and in which project; undefined when SERVER mode needs a sign-in first. */
 export const loadSession = async (): Promise<Session | undefined> => {
-  const settings = (await (await fetch("/settings")).json()) as PublicSettings
+  const settings = (await getJson<PublicSettings>("/settings")) ?? {}
   const me = await getJson<Me>("/api/users/me")
   if (me === undefined || me === null) return undefined
   const projects = me.projects?.map((project) => project.name) ?? []
