@@ -161,15 +161,27 @@ describe.skipIf(!chromiumFound)(title, () => {
       })
     )
 
-    it.effect("lays the search page out in one column at 390 px without horizontal scrolling", () =>
+    it.effect("lays every page out in one column at 390 px without horizontal scrolling", () =>
       step(async () => {
         await page().setViewportSize({ width: 390, height: 844 })
         await page().goto(`${url}/#/search?q=harbour`)
         await page().locator(".result").first().waitFor()
-        expect(await page().evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390)
         // The filters are folded so that the results are in view.
         expect(await page().locator(".facets details").getAttribute("open")).toBeNull()
-        await checkPage("search-390px")
+        const documentHref = await page().locator(".result a").first().getAttribute("href")
+        const pages: ReadonlyArray<readonly [string, string, string]> = [
+          ["search", "#/search?q=harbour", ".result"],
+          ["document", documentHref!, ".document-text"],
+          ["batch-searches", "#/batch", "table"],
+          ["tasks", "#/tasks", ".task"],
+          ["review", `#/review/${review!.task}`, "[data-review]"]
+        ]
+        for (const [name, hash, ready] of pages) {
+          await page().goto(`${url}/${hash}`)
+          await page().locator(ready).first().waitFor()
+          expect(await page().evaluate("document.documentElement.scrollWidth"), name).toBeLessThanOrEqual(390)
+          await checkPage(`${name}-390px`)
+        }
         await page().setViewportSize({ width: 1280, height: 900 })
       })
     )
