@@ -56,6 +56,8 @@ describe.skipIf(!chromiumFound)(title, () => {
             await page().getByRole("button", { name: "Find named entities" }).click()
             await page().locator(".task", { hasText: "NlpApp" }).filter({ hasText: "DONE" }).waitFor({ timeout: 60_000 })
             await checkPage("tasks")
+            await page().getByRole("button", { name: "Clean finished tasks" }).click()
+            await page().getByRole("list", { name: "Tasks" }).getByText("No tasks.").waitFor()
           })
         }),
       90_000
@@ -130,6 +132,13 @@ describe.skipIf(!chromiumFound)(title, () => {
         expect(csv).toMatch(/^"harbour",/m)
         expect(csv).toMatch(/^"ferry",/m)
         await checkPage("batch-search")
+
+        await page().getByRole("button", { name: "Copy Harbour names" }).click()
+        const copy = page().getByRole("row", { name: /Harbour names \(copy\)/ })
+        await copy.getByText("SUCCESS").waitFor({ timeout: 30_000 })
+        await copy.getByRole("button", { name: "Delete Harbour names (copy)" }).click()
+        await copy.waitFor({ state: "detached" })
+        expect(await page().getByRole("row", { name: /Harbour names/ }).count()).toBe(1)
       })
     )
 
