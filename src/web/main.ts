@@ -34,8 +34,11 @@ const render = async (session: Session, moveFocus: boolean) => {
     if (active) link.setAttribute("aria-current", "page")
     else link.removeAttribute("aria-current")
   }
-  main.replaceChildren()
-  const title = await page(main, session, route)
+  // Each render fills its own container: a slow page finishing after a newer one fills a detached one.
+  const container = h("div", { class: "page" })
+  main.replaceChildren(container)
+  const title = await page(container, session, route)
+  if (main.firstChild !== container) return
   document.title = `${title} · Quarry`
   if (moveFocus) main.focus()
 }

@@ -111,10 +111,10 @@ export interface SearchAnswer {
   readonly aggregations?: Readonly<Record<string, { readonly buckets: ReadonlyArray<Bucket> }>>
 }
 
-/** Words of a Lucene query, for finding them inside a document: field names, operators and syntax left out. */
+/** Words of a Lucene query, for finding them inside a document: field clauses, operators and syntax left out. */
 export const plainWords = (query: string) =>
   query
-    .replace(/\b[\w.]+:/g, " ")
+    .replace(/\b[\w.]+:("[^"]*"|\S+)/g, " ")
     .replace(/~\d*/g, " ")
     .replace(/\b(AND|OR|NOT)\b/g, " ")
     .replace(/[()"*?^+!{}[\]\\/]/g, " ")
