@@ -77,3 +77,27 @@ export const searchIndex = <T>(project: string, endpoint: string, body: unknown)
   sendJson<T>("POST", `/api/index/search/${encodeURIComponent(project)}/${endpoint}`, body)
 
 export const pathOf = (absolute: string) => absolute.split("/").map(encodeURIComponent).join("/")
+
+/**
+ * A download link. Signed in with an API key, a plain link would carry no credentials (the key is a header, not a
+ * cookie), so the file is then fetched with the key and saved from memory.
+ */
+export const downloadLink = (href: string, filename: string, label: string) => {
+  const link = document.createElement("a")
+  link.className = "button"
+  link.href = href
+  link.download = filename
+  link.textContent = label
+  link.addEventListener("click", async (event) => {
+    if (authorization === undefined) return
+    event.preventDefault()
+    const response = await call(href)
+    if (response === undefined) return
+    const saved = document.createElement("a")
+    saved.href = URL.createObjectURL(await response.blob())
+    saved.download = filename
+    saved.click()
+    URL.revokeObjectURL(saved.href)
+  })
+  return link
+}

@@ -1,4 +1,4 @@
-import { announce, call, getJson, sendJson } from "./api.ts"
+import { announce, call, downloadLink, getJson, sendJson } from "./api.ts"
 import { append, field, h, later, repeatWhile, routeHref } from "./dom.ts"
 import type { Page } from "./main.ts"
 import type { Session } from "./session.ts"
@@ -206,7 +206,7 @@ const detailPage = async (main: HTMLElement, uuid: string) => {
     h(
       "p",
       { class: "actions" },
-      h("a", { class: "button", href: `/api/batch/search/result/csv/${uuid}`, download: `${uuid}.csv` }, "Download the results (CSV)"),
+      downloadLink(`/api/batch/search/result/csv/${uuid}`, `${uuid}.csv`, "Download the results (CSV)"),
       ...copyAndDelete(batch, () => (location.hash = routeHref(["batch"])))
     ),
     h(

@@ -1,4 +1,4 @@
-import { call, getJson, pathOf, searchIndex, sendJson } from "./api.ts"
+import { call, downloadLink, getJson, pathOf, searchIndex, sendJson } from "./api.ts"
 import { basename, field, formatBytes, h, routeHref } from "./dom.ts"
 import type { Page } from "./main.ts"
 import { plainWords, type SearchAnswer } from "./searchQuery.ts"
@@ -225,7 +225,7 @@ export const documentPage: Page = async (main, session, route) => {
       h("a", { href: routeHref(["search"], new URLSearchParams(query === "" ? {} : { q: query })) }, "← Back to the results")
     ),
     h("h1", {}, title),
-    h("p", {}, h("a", { class: "button", href: documentsUrl(located, "src"), download: basename(path) }, "Download the original file")),
+    h("p", {}, downloadLink(documentsUrl(located, "src"), basename(path), "Download the original file")),
     h("div", { class: "document-layout" }, h("div", { class: "document-main" }, notes, text), h("div", { class: "document-side" }, marks, metadataSection(document._source), entities))
   )
   return title

@@ -43,6 +43,11 @@ describe.skipIf(!chromiumFound)(title, () => {
           url = server.url
           yield* step(() => generateCorpus(path.join(server.workDir, "corpus")))
           review = yield* step(() => createReviewFixture(url))
+          const notePath = path.join(server.workDir, "corpus", "text").replace(/^\//, "")
+          const note = yield* step(() =>
+            fetch(`${url}/api/local-datashare/notes/${notePath}`, { method: "PUT", body: JSON.stringify({ note: "Unverified source", variant: "danger" }) })
+          )
+          expect(note.status).toBe(201)
           yield* step(async () => {
             await page().goto(`${url}/#/tasks`)
             await page().getByRole("button", { name: /Show the folders in .*data folder/ }).click()
@@ -77,6 +82,7 @@ describe.skipIf(!chromiumFound)(title, () => {
         await result.getByRole("link").click()
         await page().getByRole("heading", { level: 1, name: "plain-utf8.txt" }).waitFor()
         await page().locator(".count-line", { hasText: "occurrence" }).waitFor()
+        expect(await page().getByRole("note").textContent()).toBe("Unverified source")
         expect(await page().locator(".document-text mark").first().textContent()).toBe("offshore")
         await page().getByLabel("Find in this document").fill("Zürich")
         await page().getByRole("button", { name: "Find", exact: true }).click()
