@@ -8,6 +8,7 @@ import { mediaRoutes } from "./MediaHttp.ts"
 import { operationRoutes } from "./OperationsHttp.ts"
 import { recordWriteRoutes } from "./RecordWriteHttp.ts"
 import { reviewReadRoutes } from "./ReadHttp.ts"
+import { reviewBridgeRoutes } from "./ReviewBridgeHttp.ts"
 import { reviewWriteRoutes } from "./ReviewWriteHttp.ts"
 import { withMethodNotAllowed } from "./Route.ts"
 import { templateSettingRoutes } from "./TemplateSettingHttp.ts"
@@ -19,7 +20,8 @@ import { uploadRoutes } from "./UploadHttp.ts"
  */
 export const reviewRoutes = [
   ...withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...templateSettingRoutes, ...assignmentRoutes,
-    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes, ...activityRoutes]),
+    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes, ...activityRoutes,
+    ...reviewBridgeRoutes]),
   // `/api/` leads to the current version, as in the reference.
   publicRoute("GET", "/api", Effect.succeed(empty(302, { Location: "/api/v1/" })), { summary: "Redirects to the review API root /api/v1/", tag: "review" })
 ]
