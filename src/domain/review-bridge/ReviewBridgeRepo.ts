@@ -90,6 +90,12 @@ export class ReviewBridgeRepo extends Effect.Service<ReviewBridgeRepo>()("quarry
       return rows.map((row) => row.id)
     })
 
+    /** users.id by login, for callers that name checkers by login (the command line). */
+    const userIds = Effect.fn("ReviewBridgeRepo.userIds")(function* (logins: ReadonlyArray<string>) {
+      const rows = yield* sql<{ id: number; login: string }>`SELECT id, login FROM users WHERE login = ANY(${logins}::text[])`
+      return new Map(rows.map((row) => [row.login, row.id] as const))
+    })
+
     /** A task with its template setting (TEXT) and checkers, attributing its records automatically. */
     const insertTask = Effect.fn("ReviewBridgeRepo.insertTask")(function* (task: NewTask) {
       const [setting] = yield* sql<{ id: number }>`INSERT INTO review_template_settings (kind) VALUES ('TEXT') RETURNING id`
@@ -134,6 +140,6 @@ export class ReviewBridgeRepo extends Effect.Service<ReviewBridgeRepo>()("quarry
         ORDER BY rec.id`
     })
 
-    return { hits, queries, lockTask, taskProject, missingIds, insertTask, insertRecords, confirmedDocuments }
+    return { hits, queries, lockTask, taskProject, missingIds, userIds, insertTask, insertRecords, confirmedDocuments }
   })
 }) {}
