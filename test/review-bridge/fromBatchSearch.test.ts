@@ -1,8 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { eventually } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { bodyJson, request, testServerLayer } from "../helpers/server.ts"
-import { api, firstError, resource, runSql } from "../review/helpers.ts"
+import { api, create, firstError, resource, runSql } from "../review/helpers.ts"
 import {
   fromBatchSearch,
   fromBatchSearchDocument,
@@ -175,7 +176,7 @@ for (const database of databaseKinds) {
           const outsider = yield* signInWith("outsider", { admin: true, projects: ["another-project"] })
           const refused = yield* fromBatchSearch(outsider, fromBatchSearchDocument(setup, uuid))
           expect(refused.status).toBe(403)
-          expect(firstError(refused).detail).toBe(`no access to project ${project}`)
+          expect(firstError(refused)).toMatchObject({ detail: `no access to project ${project}`, code: "permission_denied" })
           expect((yield* fromBatchSearch(setup.alice, fromBatchSearchDocument(setup, uuid))).status).toBe(403)
 
           const created = yield* fromBatchSearch(setup.admin, fromBatchSearchDocument(setup, uuid, { queries: ["Harbour"] }))
@@ -192,3 +193,37 @@ for (const database of databaseKinds) {
     })
   })
 }
+
+describe("batch searches to review tasks in LOCAL mode", () => {
+  layer(testServerLayer({ database: "pglite" }), { timeout: 180_000, excludeTestServices: true })((it) => {
+    it.effect("lets the local user, staff with every project, send hits to review", () =>
+      Effect.gen(function* () {
+        yield* indexCorpus
+        const local = { login: "local", id: 0, cookie: "" }
+        const checker = yield* signInWith("checker", {})
+        const form = new FormData()
+        form.append("name", "local names")
+        form.append("csvFile", new Blob(["offshore\n"], { type: "text/csv" }), "queries.csv")
+        const uuid = yield* Effect.flatMap(request(`/api/batch/search/${project}`, { method: "POST", body: form }), (response) => Effect.promise(() => response.text()))
+        const state = runSql((sql) => sql<{ state: string }>`SELECT state FROM batch_searches WHERE uuid = ${uuid}`)
+        yield* eventually(state, (rows) => rows[0]?.state === "SUCCESS", "60 seconds")
+        const reviewProject = yield* create(local, "projects", "Project", { name: "Local" })
+        const group = yield* create(local, "choice-groups", "ChoiceGroup", { name: "Local choices" })
+        const created = yield* fromBatchSearch(local, {
+          data: {
+            type: "Task",
+            attributes: { batchSearch: uuid },
+            relationships: {
+              project: { data: { type: "Project", id: String(reviewProject) } },
+              choiceGroup: { data: { type: "ChoiceGroup", id: String(group) } },
+              checkers: { data: [{ type: "User", id: String(checker.id) }] }
+            }
+          }
+        })
+        expect(created.status).toBe(201)
+        expect(resource(created).attributes).toMatchObject({ name: "local names", rounds: 1 })
+        expect((yield* taskRecords(Number(resource(created).id))).map((record) => record.originalValue)).toEqual((yield* storedHits(uuid)).map(() => "offshore"))
+      })
+    )
+  })
+})

@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import type { BridgeCaller } from "../../domain/review-bridge/ReviewBridge.ts"
-import type { ReviewBridgeInvalid, ReviewBridgeNotFound } from "../../domain/review-bridge/ReviewBridgeErrors.ts"
+import type { ReviewBridgeForbidden, ReviewBridgeInvalid, ReviewBridgeNotFound } from "../../domain/review-bridge/ReviewBridgeErrors.ts"
 import { ReviewBridges } from "../../domain/review-bridge/ReviewBridges.ts"
 import { pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { readDocument } from "./Document.ts"
-import { badRequest, notFound } from "./JsonApiError.ts"
+import { badRequest, forbidden, notFound } from "./JsonApiError.ts"
 import { readOne } from "./Reader.ts"
 import type { ReadContext } from "./Resource.ts"
 import { registry } from "./resources/index.ts"
@@ -26,7 +26,8 @@ const bridgeCaller = (context: ReadContext) =>
     Effect.map((grantedProjects): BridgeCaller => ({ login: context.user.login, userId: context.user.id, isStaff: context.user.isStaff, grantedProjects }))
   )
 
-/** The domain's refusals as JSON:API errors pointing at the member concerned (403s keep their reason as they are). */
+/** The domain's refusals as JSON:API errors, pointing at the member concerned. */
+const refusedWith = (error: ReviewBridgeForbidden) => Effect.fail(forbidden(error.reason))
 const invalidAt = (error: ReviewBridgeInvalid) => Effect.fail(badRequest(error.reason, pointerOf(error.field)))
 const missingAt = (error: ReviewBridgeNotFound) => Effect.fail(notFound(error.reason, pointerOf(error.field)))
 
@@ -82,6 +83,7 @@ const fromBatchSearch = Effect.gen(function* () {
     })
     .pipe(
       Effect.catchTags({
+        ReviewBridgeForbidden: refusedWith,
         ReviewBridgeInvalid: invalidAt,
         ReviewBridgeNotFound: missingAt,
         BatchSearchNotFound: (error) => Effect.fail(notFound(error.message, pointerOf("batchSearch")))
@@ -103,7 +105,7 @@ const tagDocuments = Effect.gen(function* () {
   const confirmingValues = yield* stringList("confirming_values", request.attributes.confirming_values)
   const result = yield* (yield* ReviewBridges)
     .tagDocuments(yield* bridgeCaller(context), { task, tag: write.columns.tag as string, confirmingValues: confirmingValues ?? [] })
-    .pipe(Effect.catchTags({ ReviewBridgeInvalid: invalidAt, ReviewBridgeNotFound: missingAt }))
+    .pipe(Effect.catchTags({ ReviewBridgeForbidden: refusedWith, ReviewBridgeInvalid: invalidAt, ReviewBridgeNotFound: missingAt }))
   return document({ meta: { tag: write.columns.tag, records: result.records, documents: result.documents } })
 })
 
