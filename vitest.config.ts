@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The server serves the built web page (dist/web), so a fresh clone needs no separate build step.
+    globalSetup: ["test/web/buildWebPage.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: more workers than that only add contention with the databases the tests start.

@@ -16,6 +16,8 @@ import { NoteRepo } from "./domain/note/NoteRepo.ts"
 import { Notes } from "./domain/note/Notes.ts"
 import { ProjectRepo } from "./domain/project/ProjectRepo.ts"
 import { Projects } from "./domain/project/Projects.ts"
+import { ReviewBridgeRepo } from "./domain/review-bridge/ReviewBridgeRepo.ts"
+import { ReviewBridges } from "./domain/review-bridge/ReviewBridges.ts"
 import { Deliverables } from "./domain/plugin/Deliverables.ts"
 import { Health } from "./domain/status/Health.ts"
 import { BatchDownloadJobLive } from "./engine/kinds/BatchDownloadJob.ts"
@@ -78,6 +80,21 @@ const batchSearchLayer = Layer.mergeAll(BatchSearches.Default, BatchSearchJobLiv
   Layer.provide(ProjectRepo.Default)
 )
 
+/** Batch-search hits sent to review tasks, and reviewed documents tagged back in the index. */
+const reviewBridgeLayer = ReviewBridges.Default.pipe(Layer.provide(ReviewBridgeRepo.Default))
+
+/** The review bridge without server or engine, for the `review` commands. */
+export const reviewBridgeCommandLayer = (settings: SettingsShape) => {
+  const documents = documentsLayer(settings)
+  return reviewBridgeLayer.pipe(
+    Layer.provideMerge(BatchSearchRepo.Default),
+    Layer.provideMerge(organisationLayer(documents)),
+    Layer.provideMerge(documents),
+    Layer.provideMerge(migratedDatabase(settings)),
+    Layer.provideMerge(Layer.succeed(Settings, settings))
+  )
+}
+
 /** Batch downloads, the task kind writing their archives, and the cleaner of expired archives. */
 const batchDownloadLayer = Layer.mergeAll(BatchDownloads.Default, BatchDownloadJobLive).pipe(Layer.provide(ProjectRepo.Default))
 
@@ -87,6 +104,7 @@ export const quarryLayer = (settings: SettingsShape) => {
   const services = Layer.mergeAll(Health.Default, BuildInfo.Default, Deliverables.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
   return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
+    Layer.provideMerge(reviewBridgeLayer),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
     Layer.provideMerge(ingestionKindsLayer),
     // findNames tasks read documents from the index and write their named entities back to it.

@@ -5,6 +5,7 @@ import { runServer } from "../Quarry.ts"
 import { parseArgs } from "./Args.ts"
 import { CliFailure } from "./CliFailure.ts"
 import { helpText } from "./Help.ts"
+import { runReviewCommand } from "./ReviewCommand.ts"
 import { runUserCommand } from "./UserCommand.ts"
 
 /** `serve`: checks the command line before anything starts, then serves until SIGTERM or SIGINT. */
@@ -48,6 +49,8 @@ export const runCli = (argv: ReadonlyArray<string>) => {
         return yield* serve(rest, args.options)
       case "user":
         return yield* runUserCommand(rest, args.options)
+      case "review":
+        return yield* runReviewCommand(rest, args.options)
       default:
         return yield* new CliFailure({ message: `unknown command ${command} (see --help)` })
     }

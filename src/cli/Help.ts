@@ -18,6 +18,11 @@ Commands:
                                  create or update a user of SERVER mode
   user list                      list users
   user remove <login>            remove a user
+  review from-batch-search <uuid> --reviewProject <id> --choiceGroup <id> [--checkers a,b] [--rounds n] [--name n]
+                                 send a batch search's hits to a new review task (or, with --task <id>, add the new
+                                 hits to it); [--queries q1,q2] [--maxHitsPerQuery n] [--skipReviewed] [--user login]
+  review tag-documents <task> --tag <tag> --confirming v1,v2 [--user login]
+                                 tag the documents of the task's records confirmed by those choice values
 
 Options (settings files and DS_DOCKER_<NAME> variables use the same names, e.g. DS_DOCKER_TCP_LISTEN_PORT).
 First found wins: DS_DOCKER_ variables, the --settings file, ${defaultSettingsFile}, the command line, defaults.

@@ -68,7 +68,12 @@ const makeRequest = (
   }
 }
 
-const failureResponse = (cause: Cause.Cause<unknown>) =>
+/**
+ * The answer to a failure. `challenge` is false for scripts that handle a 401 themselves (they send
+ * `X-Requested-With: XMLHttpRequest`, as the web page does): without `WWW-Authenticate` a browser shows its own
+ * sign-in form instead of its modal Basic prompt.
+ */
+const failureResponse = (challenge: boolean) => (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
     const failure = Cause.failureOption(cause)
     if (failure._tag === "Some") {
@@ -77,7 +82,7 @@ const failureResponse = (cause: Cause.Cause<unknown>) =>
       const message = error instanceof Error ? error.message : ""
       if (status >= 500) yield* Effect.logError("request failed", cause)
       const response = errorBody(status, message)
-      return status === 401 ? { ...response, headers: { "WWW-Authenticate": 'Basic realm="datashare"' } } : response
+      return status === 401 && challenge ? { ...response, headers: { "WWW-Authenticate": 'Basic realm="datashare"' } } : response
     }
     yield* Effect.logError("request defect", cause)
     return errorBody(500, "internal error")
@@ -110,20 +115,21 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       }
       const request = makeRequest(incoming, method, path, url, queryStart, match.params)
       const handler = match.route.handler
+      const failed = failureResponse(incoming.headers["x-requested-with"] !== "XMLHttpRequest")
       const finish = (exit: Exit.Exit<HttpResponse>) => write(Exit.isSuccess(exit) ? exit.value : errorBody(500, "internal error"))
       // Two fibers rather than Effect.provide: the handler's fiber starts with the request and the caller in its
       // context, which costs one context copy, where providing them inside a running fiber cost about a third of
       // the whole request (measured by `npm run bench -- http`).
       const answer = (authentication: Authentication) => {
         const context = Context.add(Context.add(runtime.context, HttpRequest, request), CurrentUser, authentication.user ?? anonymousUser)
-        const answered = Effect.catchAllCause(handler, failureResponse)
+        const answered = Effect.catchAllCause(handler, failed)
         Runtime.runCallback(Runtime.make({ context, runtimeFlags: runtime.runtimeFlags, fiberRefs: runtime.fiberRefs }))(
           authentication.headers === noHeaders ? answered : Effect.map(answered, withHeaders(authentication.headers)),
           { onExit: finish }
         )
       }
       runCallback(authenticator.authenticate(request, match.route.public === true), {
-        onExit: (exit) => (Exit.isSuccess(exit) ? answer(exit.value) : runCallback(failureResponse(exit.cause), { onExit: finish }))
+        onExit: (exit) => (Exit.isSuccess(exit) ? answer(exit.value) : runCallback(failed(exit.cause), { onExit: finish }))
       })
     }
 

@@ -1,5 +1,5 @@
 import { HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { type Category, namedEntityId, type NamedEntity, normalizeMention } from "./NamedEntity.ts"
 
 /** One mention found in a text, at a character offset. */
@@ -40,33 +40,60 @@ export class UnknownPipeline extends Schema.TaggedError<UnknownPipeline>()(
   }
 }
 
-/** Cuts a text into pieces of at most `size` characters, at a line or space break when there is one. */
+/**
+ * Where a piece of `text` from `start` that may end at `end` is cut: after a line break, else after a sentence's
+ * end, else after a space, in the second half of the piece, so that a name is not cut in two ("Angela | Merkel").
+ */
+const cutOf = (text: string, start: number, end: number) => {
+  const floor = start + Math.floor((end - start) / 2)
+  for (const separator of ["\n", ". ", " "]) {
+    const at = text.lastIndexOf(separator, end - separator.length)
+    if (at >= floor) return at + separator.length
+  }
+  return end
+}
+
+/** Cuts a text into pieces of at most `size` characters, at a line, sentence or word break when there is one. */
 export const chunksOf = (text: string, size: number): ReadonlyArray<{ readonly text: string; readonly start: number }> => {
   const chunks: Array<{ text: string; start: number }> = []
   let start = 0
   while (start < text.length) {
-    let end = Math.min(text.length, start + size)
-    if (end < text.length) {
-      const cut = Math.max(text.lastIndexOf("\n", end), text.lastIndexOf(" ", end))
-      if (cut > start) end = cut
-    }
+    const limit = Math.min(text.length, start + size)
+    const end = limit < text.length ? cutOf(text, start, limit) : limit
     chunks.push({ text: text.slice(start, end), start })
     start = end
   }
   return chunks
 }
 
+const annotateChunk = (pipeline: NerPipeline, chunk: { readonly text: string; readonly start: number }) =>
+  pipeline.findAnnotations(chunk.text).map((annotation) => ({ ...annotation, offset: annotation.offset + chunk.start }))
+
 /** Runs a pipeline over a text of any length: long texts in pieces, offsets counted from the text's start. */
 export const annotate = (pipeline: NerPipeline, text: string): ReadonlyArray<Annotation> =>
-  chunksOf(text, pipeline.chunkLength).flatMap((chunk) =>
-    pipeline.findAnnotations(chunk.text).map((annotation) => ({ ...annotation, offset: annotation.offset + chunk.start }))
+  chunksOf(text, pipeline.chunkLength).flatMap((chunk) => annotateChunk(pipeline, chunk))
+
+/** Waits for the event loop's next turn, so that pending I/O and timers run (a fiber yield alone may not let them). */
+const nextTurn = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+/**
+ * As `annotate`, giving the event loop a turn between pieces: the requests and tasks of the rest of the process go
+ * on while a long text is read. A text of one piece is read at once, without the cost of a turn.
+ */
+export const annotateInTurns = (pipeline: NerPipeline, text: string): Effect.Effect<ReadonlyArray<Annotation>> =>
+  Effect.map(
+    Effect.forEach(chunksOf(text, pipeline.chunkLength), (chunk, index) =>
+      index === 0 ? Effect.sync(() => annotateChunk(pipeline, chunk)) : Effect.zipRight(nextTurn, Effect.sync(() => annotateChunk(pipeline, chunk)))
+    ),
+    (pieces) => pieces.flat()
   )
 
 /** A document's mentions: those of its metadata the pipeline reads, then those of its content. */
-export const annotateDocument = (pipeline: NerPipeline, document: DocumentFields): ReadonlyArray<Annotation> => [
-  ...(pipeline.findInMetadata?.(document) ?? []),
-  ...annotate(pipeline, document.content)
-]
+export const annotateDocument = (pipeline: NerPipeline, document: DocumentFields): Effect.Effect<ReadonlyArray<Annotation>> =>
+  Effect.map(annotateInTurns(pipeline, document.content), (content) => [...(pipeline.findInMetadata?.(document) ?? []), ...content])
 
 /**
  * The entities of one document, as the reference stores them: one per distinct (mention, category), with every

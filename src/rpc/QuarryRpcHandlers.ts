@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import type { RpcCallers } from "./Caller.ts"
 import { documentRpcHandlers } from "./DocumentRpcHandlers.ts"
 import { ingestRpcHandlers } from "./IngestRpcHandlers.ts"
+import { reviewBridgeRpcHandlers } from "./ReviewBridgeRpcHandlers.ts"
 import { searchRpcHandlers } from "./SearchRpcHandlers.ts"
 import { taskRpcHandlers } from "./TaskRpcHandlers.ts"
 
@@ -11,5 +12,6 @@ export const quarryRpcHandlers = (callers: RpcCallers) =>
     taskRpcHandlers(callers.callerOf),
     ingestRpcHandlers(callers),
     searchRpcHandlers(callers),
-    documentRpcHandlers(callers)
+    documentRpcHandlers(callers),
+    reviewBridgeRpcHandlers(callers.callerOf)
   )

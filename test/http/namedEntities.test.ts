@@ -81,6 +81,23 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.effect("serves other requests while it analyses a long text", () =>
+        Effect.gen(function* () {
+          const sentence = "Angela Merkel visited Paris with her advisers last week and spoke about the economy. "
+          const text = sentence.repeat(Math.ceil(120_000 / sentence.length))
+          const finished: Array<string> = []
+          const analysis = yield* Effect.fork(Effect.tap(post("/api/ner/findNames/CORENLP", text), () => Effect.sync(() => finished.push("findNames"))))
+          // A real delay (the layer's clock is the test clock): the analysis has started when /version is asked.
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+          const version = yield* request("/version")
+          finished.push("version")
+          expect(version.status).toBe(200)
+          const names = (yield* bodyJson(yield* Effect.flatMap(analysis.await, (exit) => exit))) as ReadonlyArray<{ mention: string; offsets: ReadonlyArray<number> }>
+          expect(finished).toEqual(["version", "findNames"])
+          expect(names.find((entity) => entity.mention === "Angela Merkel")?.offsets.length).toBe(Math.ceil(120_000 / sentence.length))
+        })
+      )
+
       it.effect("answers 400 for an unknown pipeline or an empty text, 413 for a text too long", () =>
         Effect.gen(function* () {
           for (const url of ["/api/ner/findNames/OPENNLP", "/api/task/findNames/email"]) {

@@ -160,6 +160,12 @@ for (const database of databaseKinds) {
           expect(missing.body).toEqual({ errors: [{ detail: "No Project matches the given query.", status: "404", code: "not_found" }] })
           const user = yield* api(alice, "GET", "/api/v1/users/nobody/")
           expect(firstError(user)).toMatchObject({ detail: "Not found.", source: { pointer: "/data" } })
+          for (const method of ["GET", "POST"] as const) {
+            const unknown = yield* api(alice, method, "/api/v1/no-such-resource/1/")
+            expect(unknown.status).toBe(404)
+            expect(unknown.contentType).toContain("application/vnd.api+json")
+            expect(unknown.body).toEqual({ errors: [{ detail: "Not found.", status: "404", code: "not_found" }] })
+          }
         })
       )
     })

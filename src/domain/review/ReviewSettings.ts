@@ -13,6 +13,8 @@ const defaults: Readonly<Record<string, string>> = {
   appName: "Prophecies",
   avatarUrlTemplate: "https://www.gravatar.com/avatar/{{ emailMd5 }}?d=retro",
   defaultLocale: "en",
+  // Links of records made from batch-search hits: {project}, {id} and {routing} of the document (see the README).
+  documentLinkTemplate: "/#/d/{project}/{id}/{routing}",
   helpLink: "",
   helpDescription: "",
   loginUrl: "/login/",
@@ -35,4 +37,12 @@ export const listSettings = (publicOnly: boolean) =>
     for (const [key, value] of Object.entries(defaults)) byKey.set(key, { key, value, public: alwaysPublic.has(key) })
     for (const row of stored) byKey.set(row.key, { key: row.key, value: row.value, public: row.public || alwaysPublic.has(row.key) })
     return [...byKey.values()].filter((setting) => !publicOnly || setting.public).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  })
+
+/** One setting's value: the stored one, else the built-in default (undefined for an unknown key). */
+export const settingValue = (key: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [stored] = yield* sql<{ value: string }>`SELECT value FROM review_settings WHERE key = ${key}`
+    return stored?.value ?? defaults[key]
   })

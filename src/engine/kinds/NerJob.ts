@@ -55,8 +55,8 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
     // of it (yielding after each document costs a scheduler round trip each).
     let lastYield = performance.now()
     const annotateYielding = (document: NerSource) =>
-      Effect.suspend(() => {
-        const entities = entitiesOf(annotateDocument(pipeline, document), document, pipeline.name)
+      Effect.flatMap(annotateDocument(pipeline, document), (annotations) => {
+        const entities = entitiesOf(annotations, document, pipeline.name)
         if (performance.now() - lastYield < yieldEvery) return Effect.succeed(entities)
         lastYield = performance.now()
         return Effect.as(Effect.yieldNow(), entities)

@@ -4,7 +4,7 @@ import { detectLanguage } from "../../extract/Language.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { NerJob } from "../../engine/kinds/NerJob.ts"
 import { namedEntityView, NamedEntityView } from "../../ner/NamedEntity.ts"
-import { annotate, entitiesOf } from "../../ner/Pipeline.ts"
+import { annotateInTurns, entitiesOf } from "../../ner/Pipeline.ts"
 import { pipelineNamed, pipelineNames } from "../../ner/Pipelines.ts"
 import { BadRequest, HttpRequest, json, PayloadTooLarge, pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
@@ -44,7 +44,7 @@ export const nerRoutes = [
       // As in the reference: the language is guessed from the text, and a pipeline that does not read it finds nothing.
       const language = detectLanguage(text)
       if (!pipeline.supports(language)) return json([])
-      const entities = entitiesOf(annotate(pipeline, text), { id: "", rootDocument: "", language }, pipeline.name)
+      const entities = entitiesOf(yield* annotateInTurns(pipeline, text), { id: "", rootDocument: "", language }, pipeline.name)
       return json(entities.map(namedEntityView))
     }),
     {

@@ -8,10 +8,17 @@ import { mediaRoutes } from "./MediaHttp.ts"
 import { operationRoutes } from "./OperationsHttp.ts"
 import { recordWriteRoutes } from "./RecordWriteHttp.ts"
 import { reviewReadRoutes } from "./ReadHttp.ts"
+import { reviewBridgeRoutes } from "./ReviewBridgeHttp.ts"
 import { reviewWriteRoutes } from "./ReviewWriteHttp.ts"
-import { withMethodNotAllowed } from "./Route.ts"
+import { JsonApiError } from "./JsonApiError.ts"
+import { jsonApiRoute, withMethodNotAllowed } from "./Route.ts"
 import { templateSettingRoutes } from "./TemplateSettingHttp.ts"
 import { uploadRoutes } from "./UploadHttp.ts"
+
+/** Any other path under /api/v1/ is a JSON:API 404, not the legacy API's `{"error"}` body. */
+const unknownPaths = (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method) =>
+  jsonApiRoute(method, "/api/v1/:path:", Effect.fail(new JsonApiError({ status: 404, detail: "Not found.", pointer: null, code: "not_found" })), "No review resource at this path")
+)
 
 /**
  * Every route of the review API under /api/v1/. New review routes belong in this list: the JSON:API 405s are
@@ -19,7 +26,9 @@ import { uploadRoutes } from "./UploadHttp.ts"
  */
 export const reviewRoutes = [
   ...withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...templateSettingRoutes, ...assignmentRoutes,
-    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes, ...activityRoutes]),
+    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes, ...activityRoutes,
+    ...reviewBridgeRoutes]),
+  ...unknownPaths,
   // `/api/` leads to the current version, as in the reference.
   publicRoute("GET", "/api", Effect.succeed(empty(302, { Location: "/api/v1/" })), { summary: "Redirects to the review API root /api/v1/", tag: "review" })
 ]

@@ -5,6 +5,7 @@ import { errorBody, illegalArgument, indexNotFound, parsingError, SearchRequestE
 import { type Field, resolveField } from "./dsl/Fields.ts"
 import { parseCountRequest, parseSearchRequest, sourceFilterOfUrl } from "./dsl/ParseRequest.ts"
 import { type RecordRow, recordColumns, routingOf, sourceOf } from "./dsl/Records.ts"
+import { continueScroll, openScroll } from "./dsl/Scroll.ts"
 import { runCount, runSearch } from "./dsl/Search.ts"
 import { filterSource } from "./dsl/Source.ts"
 
@@ -73,7 +74,24 @@ export const PostgresSearchBackend = Layer.effect(
       })
 
     const search = (indices: ReadonlyArray<string>, request: BackendRequest) =>
-      Effect.flatMap(bodyOf(request), (body) => Effect.flatMap(parseSearchRequest(body, request.query), (parsed) => runSearch(sql, indices, parsed)))
+      Effect.flatMap(bodyOf(request), (body) => {
+        const scroll = request.query.get("scroll")
+        return scroll === null
+          ? Effect.flatMap(parseSearchRequest(body, request.query), (parsed) => runSearch(sql, indices, parsed))
+          : openScroll(sql, indices, body, request.query, scroll)
+      })
+
+    /** `_search/scroll`: the id and keep-alive from the body, the URL parameters, or the id as the last segment. */
+    const scroll = (request: BackendRequest, idSegment: string | undefined) =>
+      Effect.gen(function* () {
+        const body = yield* bodyOf(request)
+        const fields = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {}
+        const id = fields.scroll_id ?? request.query.get("scroll_id") ?? idSegment
+        const keepAlive = fields.scroll ?? request.query.get("scroll") ?? undefined
+        if (typeof id !== "string" || id === "") return yield* illegalArgument("request is missing scroll ID")
+        if (keepAlive !== undefined && typeof keepAlive !== "string") return yield* parsingError("[scroll] must be a time value such as 1m")
+        return yield* continueScroll(sql, id, keepAlive)
+      })
 
     const asyncSearch = (indices: ReadonlyArray<string>, request: BackendRequest) =>
       Effect.map(search(indices, request), (response) => {
@@ -143,7 +161,7 @@ export const PostgresSearchBackend = Layer.effect(
       Effect.gen(function* () {
         const segments = request.path.replace(/^\/+|\/+$/g, "").split("/")
         const [first = "", second, third, fourth] = segments
-        if (first === "_search" && second === "scroll") return yield* unsupported("scroll")
+        if (first === "_search" && second === "scroll" && segments.length <= 3) return ok(yield* scroll(request, third))
         if (first === "_async_search") {
           return yield* new SearchRequestError({ esType: "resource_not_found_exception", reason: `${second ?? ""}`, status: 404 })
         }

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
-import { corpusLayer, errorOf, project, send } from "./corpus.ts"
+import { corpusLayer, errorOf, project, type SearchResponse, send } from "./corpus.ts"
 
 const refusedWith = (type: string, reasonPart: string) => (response: { status: number; body: unknown }) => {
   const body = response.body as { error: { type: string; reason: string; root_cause: ReadonlyArray<{ type: string; reason: string }> }; status: number }
@@ -60,6 +60,45 @@ for (const database of databaseKinds) {
           const unknown = yield* send(`${project},nope/_search`, {})
           expect(unknown.status).toBe(404)
           expect(unknown.body).toMatchObject({ status: 404, error: { type: "index_not_found_exception", index: "nope", root_cause: [{ type: "index_not_found_exception", reason: "no such index [nope]" }] } })
+        })
+      )
+
+      it.effect("scroll pages through every hit in order, with aggregations on the first page only, and refuses bad contexts", () =>
+        Effect.gen(function* () {
+          const body = { query: { match_all: {} }, sort: [{ path: { order: "asc" } }], size: 2, aggs: { types: { terms: { field: "type" } } } }
+          const all = (yield* send(`${project}/_search`, { ...body, size: 100 })).body as SearchResponse
+          const first = yield* send(`${project}/_search`, body, { query: { scroll: "1m" } })
+          expect(first.status).toBe(200)
+          const opened = first.body as SearchResponse & { _scroll_id: string; aggregations?: unknown }
+          expect(opened.aggregations).toBeDefined()
+          const ids = opened.hits.hits.map((hit) => hit._id)
+          const pages: Array<SearchResponse & { _scroll_id: string; aggregations?: unknown }> = []
+          for (let turn = 0; turn < 10; turn++) {
+            // The three forms clients use: the body, the URL parameters, the id as the last path segment.
+            const next = turn % 3 === 0
+              ? yield* send("_search/scroll", { scroll: "1m", scroll_id: opened._scroll_id })
+              : turn % 3 === 1
+                ? yield* send("_search/scroll", undefined, { method: "GET", query: { scroll: "30s", scroll_id: opened._scroll_id } })
+                : yield* send(`_search/scroll/${opened._scroll_id}`, undefined, { method: "GET" })
+            expect(next.status).toBe(200)
+            const page = next.body as SearchResponse & { _scroll_id: string; aggregations?: unknown }
+            pages.push(page)
+            if (page.hits.hits.length === 0) break
+            ids.push(...page.hits.hits.map((hit) => hit._id))
+          }
+          expect(ids).toEqual(all.hits.hits.map((hit) => hit._id))
+          expect(ids.length).toBeGreaterThan(4)
+          expect(pages.every((page) => page._scroll_id === opened._scroll_id && page.aggregations === undefined)).toBe(true)
+          expect(pages.at(-1)?.hits.hits).toEqual([])
+          expect(pages.at(-1)?.hits.total).toEqual(all.hits.total)
+
+          const missing = yield* send("_search/scroll", { scroll_id: "no-such-scroll" })
+          expect(missing.status).toBe(404)
+          expect((missing.body as { error: { type: string } }).error.type).toBe("search_context_missing_exception")
+          refusedWith("illegal_argument_exception", "[from] is not allowed")(yield* send(`${project}/_search`, { from: 2 }, { query: { scroll: "1m" } }))
+          refusedWith("illegal_argument_exception", "too large")(yield* send(`${project}/_search`, {}, { query: { scroll: "2d" } }))
+          refusedWith("parsing_exception", "time value")(yield* send(`${project}/_search`, {}, { query: { scroll: "soon" } }))
+          refusedWith("illegal_argument_exception", "missing scroll ID")(yield* send("_search/scroll", {}))
         })
       )
 
