@@ -8,6 +8,8 @@ import { BadRequest, type HttpRequestShape, json, statusOf } from "../http/Http.
 import { type Authentication, Authenticator, type CurrentUserShape, Unauthorized } from "../http/middleware/Auth.ts"
 import { writeResponse } from "../http/middleware/Conventions.ts"
 import type { Mount } from "../http/Server.ts"
+import { batchSearchRpcHandlers } from "./BatchSearchRpcHandlers.ts"
+import { BatchSearchRpcs } from "./BatchSearchRpcs.ts"
 import { taskRpcHandlers } from "./TaskRpcHandlers.ts"
 import { TaskRpcs } from "./TaskRpcs.ts"
 
@@ -28,8 +30,10 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
       const userId = callers.get(headers[callerHeader] ?? "")
       return userId === undefined ? Effect.dieMessage("RPC request without an authenticated caller") : Effect.succeed(userId)
     }
-    const handlers = yield* Layer.build(Layer.mergeAll(taskRpcHandlers(callerOf), RpcSerialization.layerNdjson))
-    const app = yield* RpcServer.toHttpApp(TaskRpcs).pipe(Effect.provide(handlers))
+    const handlers = yield* Layer.build(
+      Layer.mergeAll(taskRpcHandlers(callerOf), batchSearchRpcHandlers(callerOf), RpcSerialization.layerNdjson)
+    )
+    const app = yield* RpcServer.toHttpApp(TaskRpcs.merge(BatchSearchRpcs)).pipe(Effect.provide(handlers))
     const serve = yield* NodeHttpServer.makeHandler(app)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
 
