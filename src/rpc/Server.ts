@@ -10,6 +10,8 @@ import { writeResponse } from "../http/middleware/Conventions.ts"
 import type { Mount } from "../http/Server.ts"
 import { batchSearchRpcHandlers } from "./BatchSearchRpcHandlers.ts"
 import { BatchSearchRpcs } from "./BatchSearchRpcs.ts"
+import { namedEntityRpcHandlers } from "./NamedEntityRpcHandlers.ts"
+import { NamedEntityRpcs } from "./NamedEntityRpcs.ts"
 import { taskRpcHandlers } from "./TaskRpcHandlers.ts"
 import { TaskRpcs } from "./TaskRpcs.ts"
 
@@ -31,9 +33,9 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
       return userId === undefined ? Effect.dieMessage("RPC request without an authenticated caller") : Effect.succeed(userId)
     }
     const handlers = yield* Layer.build(
-      Layer.mergeAll(taskRpcHandlers(callerOf), batchSearchRpcHandlers(callerOf), RpcSerialization.layerNdjson)
+      Layer.mergeAll(taskRpcHandlers(callerOf), batchSearchRpcHandlers(callerOf), namedEntityRpcHandlers(callerOf), RpcSerialization.layerNdjson)
     )
-    const app = yield* RpcServer.toHttpApp(TaskRpcs.merge(BatchSearchRpcs)).pipe(Effect.provide(handlers))
+    const app = yield* RpcServer.toHttpApp(TaskRpcs.merge(BatchSearchRpcs, NamedEntityRpcs)).pipe(Effect.provide(handlers))
     const serve = yield* NodeHttpServer.makeHandler(app)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
 
