@@ -12,8 +12,12 @@ import { batchSearchRpcHandlers } from "./BatchSearchRpcHandlers.ts"
 import { BatchSearchRpcs } from "./BatchSearchRpcs.ts"
 import { namedEntityRpcHandlers } from "./NamedEntityRpcHandlers.ts"
 import { NamedEntityRpcs } from "./NamedEntityRpcs.ts"
+import { projectRpcHandlers } from "./ProjectRpcHandlers.ts"
+import { ProjectRpcs } from "./ProjectRpcs.ts"
 import { taskRpcHandlers } from "./TaskRpcHandlers.ts"
 import { TaskRpcs } from "./TaskRpcs.ts"
+import { userRpcHandlers } from "./UserRpcHandlers.ts"
+import { UserRpcs } from "./UserRpcs.ts"
 
 /**
  * Carries the caller of an authenticated request to the RPC handlers: RPC handlers run in the RPC server's
@@ -33,9 +37,16 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
       return userId === undefined ? Effect.dieMessage("RPC request without an authenticated caller") : Effect.succeed(userId)
     }
     const handlers = yield* Layer.build(
-      Layer.mergeAll(taskRpcHandlers(callerOf), batchSearchRpcHandlers(callerOf), namedEntityRpcHandlers(callerOf), RpcSerialization.layerNdjson)
+      Layer.mergeAll(
+        taskRpcHandlers(callerOf),
+        batchSearchRpcHandlers(callerOf),
+        namedEntityRpcHandlers(callerOf),
+        projectRpcHandlers(callerOf),
+        userRpcHandlers(callerOf),
+        RpcSerialization.layerNdjson
+      )
     )
-    const app = yield* RpcServer.toHttpApp(TaskRpcs.merge(BatchSearchRpcs, NamedEntityRpcs)).pipe(Effect.provide(handlers))
+    const app = yield* RpcServer.toHttpApp(TaskRpcs.merge(BatchSearchRpcs, NamedEntityRpcs, ProjectRpcs, UserRpcs)).pipe(Effect.provide(handlers))
     const serve = yield* NodeHttpServer.makeHandler(app)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
 
