@@ -14,6 +14,8 @@ import { namedEntityRpcHandlers } from "./NamedEntityRpcHandlers.ts"
 import { NamedEntityRpcs } from "./NamedEntityRpcs.ts"
 import { projectRpcHandlers } from "./ProjectRpcHandlers.ts"
 import { ProjectRpcs } from "./ProjectRpcs.ts"
+import { reviewRpcHandlers } from "./ReviewRpcHandlers.ts"
+import { ReviewRpcs } from "./ReviewRpcs.ts"
 import { taskRpcHandlers } from "./TaskRpcHandlers.ts"
 import { TaskRpcs } from "./TaskRpcs.ts"
 import { userRpcHandlers } from "./UserRpcHandlers.ts"
@@ -43,10 +45,11 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
         namedEntityRpcHandlers(callerOf),
         projectRpcHandlers(callerOf),
         userRpcHandlers(callerOf),
+        reviewRpcHandlers(callerOf),
         RpcSerialization.layerNdjson
       )
     )
-    const app = yield* RpcServer.toHttpApp(TaskRpcs.merge(BatchSearchRpcs, NamedEntityRpcs, ProjectRpcs, UserRpcs)).pipe(Effect.provide(handlers))
+    const app = yield* RpcServer.toHttpApp(TaskRpcs.merge(BatchSearchRpcs, NamedEntityRpcs, ProjectRpcs, UserRpcs, ReviewRpcs)).pipe(Effect.provide(handlers))
     const serve = yield* NodeHttpServer.makeHandler(app)
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
 
