@@ -43,6 +43,8 @@ export const batchSearchRpcHandlers = (callerOf: CallerOf) =>
           }).pipe(Effect.catchTag("SqlError", Effect.die)),
         listBatchSearches: (_, { headers }) =>
           Effect.flatMap(callers(headers), (caller) => batchSearches.list(viewerOf(caller))).pipe(Effect.orDie),
+        filterBatchSearches: (filter, { headers }) =>
+          Effect.flatMap(callers(headers), (caller) => batchSearches.filter(viewerOf(caller), filter)).pipe(Effect.orDie),
         getBatchSearch: ({ uuid, withQueries }, { headers }) =>
           Effect.flatMap(callers(headers), (caller) => batchSearches.get(uuid, withQueries ?? false, viewerOf(caller))).pipe(
             Effect.catchTag("SqlError", Effect.die)
@@ -59,6 +61,10 @@ export const batchSearchRpcHandlers = (callerOf: CallerOf) =>
                 Stream.flatMap(() => results)
               )
           ),
+        copyBatchSearch: ({ uuid, ...changes }, { headers }) =>
+          Effect.flatMap(callers(headers), (caller) => batchSearches.copy(uuid, changes, viewerOf(caller))).pipe(Effect.catchTag("SqlError", Effect.die)),
+        publishBatchSearch: ({ uuid, published }, { headers }) =>
+          Effect.flatMap(callers(headers), ({ editor }) => batchSearches.publish(uuid, published, editor.login)).pipe(Effect.catchTag("SqlError", Effect.die)),
         stopBatchSearch: ({ uuid }, { headers }) =>
           Effect.flatMap(callers(headers), ({ editor }) => tasks.stop(editor.login, uuid)).pipe(Effect.catchTag("SqlError", Effect.die)),
         deleteBatchSearch: ({ uuid }, { headers }) =>

@@ -1,6 +1,6 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
-import { batchSearchStates } from "../domain/batch-search/BatchSearch.ts"
+import { BatchSearchFilter, batchSearchStates } from "../domain/batch-search/BatchSearch.ts"
 import { BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries } from "../domain/batch-search/BatchSearchErrors.ts"
 import { LegacyProject } from "../domain/project/Project.ts"
 import { ProjectForbidden } from "../domain/project/ProjectErrors.ts"
@@ -74,6 +74,11 @@ export class BatchSearchRpcs extends RpcGroup.make(
   }),
   /** The caller's batch searches and the published ones on projects the caller may all use, newest first. */
   Rpc.make("listBatchSearches", { success: Schema.Array(BatchSearchRecord) }),
+  /** A page of the visible batch searches matching the filter (the body of POST /api/batch/search), and their total. */
+  Rpc.make("filterBatchSearches", {
+    payload: BatchSearchFilter,
+    success: Schema.Struct({ items: Schema.Array(BatchSearchRecord), total: Schema.Number })
+  }),
   Rpc.make("getBatchSearch", {
     payload: { uuid: Schema.String, withQueries: Schema.optional(Schema.Boolean) },
     success: BatchSearchDetails,
@@ -96,6 +101,14 @@ export class BatchSearchRpcs extends RpcGroup.make(
     error: Schema.Union(BatchSearchNotFound, BatchSearchNotShared),
     stream: true
   }),
+  /** Runs a visible batch search again for the caller, with its queries and options; answers the new uuid. */
+  Rpc.make("copyBatchSearch", {
+    payload: { uuid: Schema.String, name: Schema.optional(Schema.String), description: Schema.optional(Schema.String) },
+    success: Schema.String,
+    error: BatchSearchNotFound
+  }),
+  /** Publishes (or unpublishes) one of the caller's batch searches: published ones are visible to every user of their projects. */
+  Rpc.make("publishBatchSearch", { payload: { uuid: Schema.String, published: Schema.Boolean }, error: BatchSearchNotFound }),
   /** Cancels the caller's queued or running batch search (it ends in FAILURE); false when it had already ended. */
   Rpc.make("stopBatchSearch", { payload: { uuid: Schema.String }, success: Schema.Boolean, error: Schema.Union(TaskNotFound, TaskForbidden) }),
   /** Deletes one of the caller's batch searches with its results; false when there was none or it is running. */
