@@ -3,9 +3,11 @@ import { Settings } from "../config/Settings.ts"
 import { requireGranted } from "../domain/project/Access.ts"
 import { Engine } from "../engine/Engine.ts"
 import { NerJob } from "../engine/kinds/NerJob.ts"
+import { namedEntityView } from "../ner/NamedEntity.ts"
 import { pipelineNamed, pipelineNames } from "../ner/Pipelines.ts"
+import { DocumentIndex } from "../search/DocumentIndex.ts"
 import { maxResultWindow, SearchBackend } from "../search/SearchBackend.ts"
-import { DocumentNamedEntity, NamedEntityRpcs } from "./NamedEntityRpcs.ts"
+import { DocumentNamedEntity, NamedEntityNotFound, NamedEntityRpcs } from "./NamedEntityRpcs.ts"
 import { makeRpcCallers, requireProjectAccess } from "./ProjectAccess.ts"
 import type { CallerOf } from "./TaskRpcHandlers.ts"
 
@@ -31,8 +33,9 @@ const entitiesQuery = (documentId: string, categories: ReadonlyArray<string>, in
 
 /**
  * The named-entity RPCs: findNames tasks through the engine, as POST /api/task/findNames does; a document's
- * entities through the search backend, as the front end reads them, a page at a time. The listing ends at the
- * backend's result window (10 000 entities).
+ * entities through the search backend, as the front end reads them, a page at a time (the listing ends at the
+ * backend's result window, 10 000 entities); one entity and hiding through the document index, as
+ * /api/:project/namedEntities does.
  */
 export const namedEntityRpcHandlers = (callerOf: CallerOf) =>
   NamedEntityRpcs.toLayer(
@@ -40,6 +43,7 @@ export const namedEntityRpcHandlers = (callerOf: CallerOf) =>
       const settings = yield* Settings
       const engine = yield* Engine
       const backend = yield* SearchBackend
+      const index = yield* DocumentIndex
       const callers = yield* makeRpcCallers(callerOf)
 
       const entityPage = (project: string, query: unknown, routing: string | undefined, from: number, size: number) =>
@@ -81,7 +85,19 @@ export const namedEntityRpcHandlers = (callerOf: CallerOf) =>
                 return [Chunk.fromIterable(entities), more ? Option.some(next) : Option.none()] as const
               })
             )
-          }).pipe(Stream.unwrap)
+          }).pipe(Stream.unwrap),
+        getNamedEntity: ({ project, id, routing }, { headers }) =>
+          Effect.gen(function* () {
+            yield* requireGranted(project, (yield* callers(headers)).editor)
+            const found = yield* index.getNamedEntity(project, id, routing)
+            if (Option.isNone(found)) return yield* new NamedEntityNotFound({ project, id })
+            return { id: found.value.id, ...namedEntityView(found.value) }
+          }).pipe(Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die })),
+        hideNamedEntities: ({ project, mentionNorm }, { headers }) =>
+          Effect.gen(function* () {
+            yield* requireGranted(project, (yield* callers(headers)).editor)
+            return yield* index.hideNamedEntities(project, mentionNorm)
+          }).pipe(Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die }))
       }
     })
   )

@@ -8,6 +8,15 @@ import { UnknownPipeline } from "../ner/Pipeline.ts"
 /** A named entity found in a document: the legacy view (legacy-api-reference §3.14) with its id. */
 export const DocumentNamedEntity = Schema.Struct({ id: Schema.String, ...NamedEntityView.fields })
 
+export class NamedEntityNotFound extends Schema.TaggedError<NamedEntityNotFound>()("NamedEntityNotFound", {
+  project: Schema.String,
+  id: Schema.String
+}) {
+  override get message() {
+    return `named entity ${this.id} not found in ${this.project}`
+  }
+}
+
 /**
  * The named-entity API for internal tools, served at `/rpc`: run a pipeline over a project (a findNames task,
  * followed with the task RPCs) and read the entities found in a document.
@@ -41,5 +50,13 @@ export class NamedEntityRpcs extends RpcGroup.make(
     success: DocumentNamedEntity,
     error: ProjectForbidden,
     stream: true
-  })
+  }),
+  /** A named entity of one of the caller's projects by id; with `routing`, only when its root document is that id. */
+  Rpc.make("getNamedEntity", {
+    payload: { project: Schema.String, id: Schema.String, routing: Schema.optional(Schema.String) },
+    success: DocumentNamedEntity,
+    error: Schema.Union(NamedEntityNotFound, ProjectForbidden)
+  }),
+  /** Hides every named entity of the project with that normalised mention; answers how many matched. */
+  Rpc.make("hideNamedEntities", { payload: { project: Schema.String, mentionNorm: Schema.String }, success: Schema.Number, error: ProjectForbidden })
 ) {}

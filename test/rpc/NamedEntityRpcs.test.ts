@@ -38,6 +38,14 @@ for (const database of databaseKinds) {
           expect(Chunk.size(people)).toBe(0)
           expect(Chunk.size(yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: "missing" })))).toBe(0)
 
+          expect(yield* client.getNamedEntity({ project, id: entities[0]!.id })).toEqual(entities[0])
+          expect(yield* client.getNamedEntity({ project, id: entities[0]!.id, routing: "another-root" }).pipe(Effect.flip)).toMatchObject({ _tag: "NamedEntityNotFound" })
+          expect(yield* client.hideNamedEntities({ project, mentionNorm: "bob@example.org" })).toBe(1)
+          const shown = yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: document!.id }))
+          expect(Chunk.toReadonlyArray(shown).map((entity) => entity.mention)).toEqual(["alice@example.org"])
+          const all = yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: document!.id, includeHidden: true }))
+          expect(Chunk.toReadonlyArray(all).map((entity) => [entity.mention, entity.isHidden])).toEqual([["alice@example.org", false], ["bob@example.org", true]])
+
           expect(yield* client.findNames({ pipeline: "NOPE" }).pipe(Effect.flip)).toMatchObject({ _tag: "UnknownPipeline", name: "NOPE" })
         })
       )
@@ -53,6 +61,8 @@ describe("Named entity RPCs in SERVER mode", () => {
         const alice = yield* groupClient(NamedEntityRpcs, { authorization: basic("alice", "pw-a") })
         expect(yield* alice.findNames({ pipeline: "EMAIL", project: "beta" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
         expect(yield* alice.documentNamedEntities({ project: "beta", documentId: "any" }).pipe(Stream.runDrain, Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
+        expect(yield* alice.getNamedEntity({ project: "beta", id: "any" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden" })
+        expect(yield* alice.hideNamedEntities({ project: "beta", mentionNorm: "any" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden" })
         expect(yield* alice.findNames({ pipeline: "EMAIL", project: "alpha" })).toMatchObject({ userId: "alice", payload: { project: "alpha" } })
         expect(Chunk.size(yield* Stream.runCollect(alice.documentNamedEntities({ project: "alpha", documentId: "any" })))).toBe(0)
       })
