@@ -101,6 +101,7 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
 
     const create = Effect.fn("BatchSearches.create")(function* (projects: ReadonlyArray<string>, form: CreationForm, userId: string) {
       const { csv, ...options } = form
+      // A missing name is reported before a missing file, as the reference does.
       if (csv === undefined && options.name !== undefined && options.name.trim() !== "") return yield* new InvalidBatchSearch({ reason: "csvFile is required" })
       return yield* createFromQueries(projects, options, parseQueries(csv ?? "", form.phraseMatches), userId)
     })
