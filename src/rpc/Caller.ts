@@ -1,6 +1,7 @@
 import type { Headers } from "@effect/platform"
 import { Effect } from "effect"
 import { requireGranted } from "../domain/project/Access.ts"
+import type { ProjectEditor } from "../domain/project/Projects.ts"
 import { projectCaller } from "../http/legacy/ProjectCaller.ts"
 import { CurrentUser, type CurrentUserShape } from "../http/middleware/Auth.ts"
 
@@ -8,6 +9,12 @@ export { requireWritableProject } from "../http/legacy/IndexTaskHttp.ts"
 
 /** Who made an RPC request (their login), from its headers. */
 export type CallerOf = (headers: Headers.Headers) => Effect.Effect<string>
+
+/** The caller of an RPC as the project-scoped services check it: the user, and its login, projects and role. */
+export interface RpcCaller {
+  readonly current: CurrentUserShape
+  readonly editor: ProjectEditor
+}
 
 /**
  * The authenticated caller of an RPC request. The endpoint authenticates each HTTP request or WebSocket exactly
@@ -21,12 +28,19 @@ export interface RpcCallers {
    * HTTP API's access helpers (`projectCaller`, `requireWritableProject`, `requireReadableProject`) apply unchanged.
    */
   readonly asCaller: <A, E, R>(headers: Headers.Headers, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, CurrentUser>>
+  /** The caller with its granted projects read, for the services that take a `ProjectEditor`. */
+  readonly caller: (headers: Headers.Headers) => Effect.Effect<RpcCaller>
 }
 
 export const makeRpcCallers = (userOf: (headers: Headers.Headers) => Effect.Effect<CurrentUserShape>): RpcCallers => ({
   callerOf: (headers) => Effect.map(userOf(headers), (current) => current.user.id),
-  asCaller: (headers, effect) => Effect.flatMap(userOf(headers), (current) => Effect.provideService(effect, CurrentUser, current))
+  asCaller: (headers, effect) => Effect.flatMap(userOf(headers), (current) => Effect.provideService(effect, CurrentUser, current)),
+  caller: (headers) =>
+    Effect.flatMap(userOf(headers), (current) =>
+      Effect.map(current.grantedProjects, (grantedProjects) => ({ current, editor: { login: current.user.id, grantedProjects, isAdmin: current.isAdmin } }))
+    ).pipe(Effect.orDie)
 })
 
 /** Fails with ProjectForbidden (403 on HTTP) unless the caller may read `project`. */
 export const requireReadableProject = (project: string) => Effect.flatMap(projectCaller, (caller) => requireGranted(project, caller))
+

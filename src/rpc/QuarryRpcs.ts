@@ -1,14 +1,29 @@
+import { BatchSearchRpcs } from "./BatchSearchRpcs.ts"
 import { DocumentRpcs } from "./DocumentRpcs.ts"
 import { IngestRpcs } from "./IngestRpcs.ts"
+import { NamedEntityRpcs } from "./NamedEntityRpcs.ts"
+import { ProjectRpcs } from "./ProjectRpcs.ts"
 import { ReviewBridgeRpcs } from "./ReviewBridgeRpcs.ts"
+import { ReviewRpcs } from "./ReviewRpcs.ts"
 import { SearchRpcs } from "./SearchRpcs.ts"
 import { TaskRpcs } from "./TaskRpcs.ts"
+import { UserRpcs } from "./UserRpcs.ts"
 
 /**
  * Every RPC group, served as one at `/rpc` and typed by `src/rpc/client.ts`. A new group is added here (its
  * contract) and in `quarryRpcHandlers` (its handlers).
  */
-export class QuarryRpcs extends TaskRpcs.merge(IngestRpcs, SearchRpcs, DocumentRpcs, ReviewBridgeRpcs) {}
+export class QuarryRpcs extends TaskRpcs.merge(
+  IngestRpcs,
+  SearchRpcs,
+  DocumentRpcs,
+  BatchSearchRpcs,
+  NamedEntityRpcs,
+  ProjectRpcs,
+  UserRpcs,
+  ReviewRpcs,
+  ReviewBridgeRpcs
+) {}
 
 /**
  * Where each transport is served: HTTP with NDJSON (`/rpc`) or MessagePack (`/rpc/msgpack`) serialisation, and

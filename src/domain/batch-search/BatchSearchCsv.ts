@@ -9,6 +9,9 @@ export const maxQueries = 60_000
  */
 const unquoteCell = (line: string) => line.slice(1, -1).replace(/""/g, '"')
 
+/** Queries of two characters or more, each once at its first position. */
+export const usableQueries = (queries: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(queries.filter((query) => query.length >= 2))]
+
 /**
  * The queries of an uploaded CSV (legacy-api-reference §4.1): one per line (LF or CRLF), a leading byte-order mark
  * ignored, lines under two characters dropped, duplicates kept once at their first position.

@@ -14,6 +14,19 @@ export interface ResultToStore {
   readonly hit: Hit
 }
 
+/** Where a results stream stands: the last result sent. */
+export interface ResultKey {
+  readonly queryNumber: number
+  readonly docNb: number
+}
+
+/** Which results a stream sends: those of some queries (or all but them), of some content types. */
+export interface ResultSelection {
+  readonly queries?: ReadonlyArray<string> | null | undefined
+  readonly queriesExcluded?: boolean | undefined
+  readonly contentTypes?: ReadonlyArray<string> | null | undefined
+}
+
 /** Who lists: the batch searches visible to them are their own and the published ones on projects they may use. */
 export interface Viewer {
   readonly userId: string
@@ -125,6 +138,25 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
         ORDER BY ${order} ${paging}`
     })
 
+    /** Up to `limit` results after `after` in query (CSV) then rank order: one page of a results stream. */
+    const resultPage = Effect.fn("BatchSearchRepo.resultPage")(function* (
+      uuid: string,
+      selection: ResultSelection,
+      after: ResultKey | undefined,
+      limit: number
+    ) {
+      const selected = selection.queries ?? []
+      const queryCondition =
+        selected.length === 0 ? sql`TRUE` : selection.queriesExcluded === true ? sql`NOT query = ANY(${selected}::text[])` : sql`query = ANY(${selected}::text[])`
+      const typeCondition = (selection.contentTypes ?? []).length > 0 ? sql`content_type = ANY(${selection.contentTypes ?? []}::text[])` : sql`TRUE`
+      const afterCondition = after === undefined ? sql`TRUE` : sql`(query_number, doc_nb) > (${after.queryNumber}, ${after.docNb})`
+      return yield* sql<BatchSearchResultRow & ResultKey>`SELECT query_number AS "queryNumber", query, doc_nb AS "docNb", doc_id AS "docId",
+          root_id AS "rootId", doc_path AS "docPath", creation_date AS "creationDate", content_type AS "contentType",
+          content_length::float8 AS "contentLength", prj_id AS project
+        FROM batch_search_results WHERE search_uuid = ${uuid} AND ${queryCondition} AND ${typeCondition} AND ${afterCondition}
+        ORDER BY query_number, doc_nb LIMIT ${limit}`
+    })
+
     const setPublished = Effect.fn("BatchSearchRepo.setPublished")(function* (uuid: string, userId: string, published: boolean) {
       const rows = yield* sql`UPDATE batch_searches SET published = ${published} WHERE uuid = ${uuid} AND user_id = ${userId} RETURNING uuid`
       return rows.length > 0
@@ -190,7 +222,7 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
     })
 
     return {
-      insert, find, listVisible, filter, queries, results, setPublished, remove,
+      insert, find, listVisible, filter, queries, results, resultPage, setPublished, remove,
       pendingQueries, start, resultCount, insertResults, setQueryResults, finish, failIfCancelled
     }
   })

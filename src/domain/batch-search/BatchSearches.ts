@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
-import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Chunk, Clock, Effect, Metric, Option, Stream } from "effect"
 import { Engine } from "../../engine/Engine.ts"
 import { BatchSearchJob } from "../../engine/kinds/BatchSearchJob.ts"
 import { projectFromName, toLegacyProject } from "../project/Project.ts"
@@ -15,21 +15,34 @@ import {
   resultRecord,
   type ResultsFilter
 } from "./BatchSearch.ts"
-import { maxQueries, parseQueries, resultsCsvHeader, resultsCsvLine } from "./BatchSearchCsv.ts"
+import { maxQueries, parseQueries, resultsCsvHeader, resultsCsvLine, usableQueries } from "./BatchSearchCsv.ts"
 import { BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries, UnknownQueryColumn } from "./BatchSearchErrors.ts"
-import { BatchSearchRepo, type Viewer } from "./BatchSearchRepo.ts"
+import { BatchSearchRepo, type ResultKey, type ResultSelection, type Viewer } from "./BatchSearchRepo.ts"
 
-/** A creation request: the multipart form of POST /api/batch/search/:projects, read. */
-export interface CreationForm {
+/** How often a followed results stream looks for the results of a running batch search. */
+const followInterval = "200 millis"
+
+/** Pages of results read for results streams, so that operators (and tests) see a cancelled stream stop reading. */
+export const resultPagesRead = Metric.counter("quarry_batch_search_result_pages_read", {
+  description: "pages of batch-search results read from the database for results streams",
+  incremental: true
+})
+
+/** The options of a new batch search, as the legacy creation form and the RPC API give them. */
+export interface BatchSearchOptions {
   readonly name: string | undefined
   readonly description: string | undefined
-  readonly csv: string | undefined
   readonly published: boolean
   readonly phraseMatches: boolean
   readonly fuzziness: number
   readonly fileTypes: ReadonlyArray<string>
   readonly paths: ReadonlyArray<string>
   readonly tags: ReadonlyArray<string>
+}
+
+/** A creation request: the multipart form of POST /api/batch/search/:projects, read. */
+export interface CreationForm extends BatchSearchOptions {
+  readonly csv: string | undefined
 }
 
 /** The query listing's parameters (GET /api/batch/search/:id/queries). */
@@ -70,15 +83,27 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
         })
       )
 
-    const create = Effect.fn("BatchSearches.create")(function* (projects: ReadonlyArray<string>, form: CreationForm, userId: string) {
-      if (form.name === undefined || form.name.trim() === "") return yield* new InvalidBatchSearch({ reason: "name is required" })
-      if (form.csv === undefined) return yield* new InvalidBatchSearch({ reason: "csvFile is required" })
+    /** A batch search of a list of queries (the RPC API's creation; a CSV's lines for the legacy form). */
+    const createFromQueries = Effect.fn("BatchSearches.createFromQueries")(function* (
+      projects: ReadonlyArray<string>,
+      options: BatchSearchOptions,
+      candidates: ReadonlyArray<string>,
+      userId: string
+    ) {
+      if (options.name === undefined || options.name.trim() === "") return yield* new InvalidBatchSearch({ reason: "name is required" })
       if (projects.length === 0) return yield* new InvalidBatchSearch({ reason: "at least one project is required" })
-      const queries = parseQueries(form.csv, form.phraseMatches)
+      const queries = usableQueries(candidates)
       if (queries.length >= maxQueries) return yield* new TooManyQueries({ count: queries.length, limit: maxQueries })
-      if (queries.length === 0) return yield* new InvalidBatchSearch({ reason: "the CSV file holds no query of two characters or more" })
-      const { csv: _csv, name, description, ...options } = form
-      return yield* save({ ...options, name, description: description ?? "", userId, projects, queries })
+      if (queries.length === 0) return yield* new InvalidBatchSearch({ reason: "the batch search holds no query of two characters or more" })
+      const { name, description, ...rest } = options
+      return yield* save({ ...rest, name, description: description ?? "", userId, projects, queries })
+    })
+
+    const create = Effect.fn("BatchSearches.create")(function* (projects: ReadonlyArray<string>, form: CreationForm, userId: string) {
+      const { csv, ...options } = form
+      // A missing name is reported before a missing file, as the reference does.
+      if (csv === undefined && options.name !== undefined && options.name.trim() !== "") return yield* new InvalidBatchSearch({ reason: "csvFile is required" })
+      return yield* createFromQueries(projects, options, parseQueries(csv ?? "", form.phraseMatches), userId)
     })
 
     /** A new run of another batch search, for the caller, with its queries and options (name and description may change). */
@@ -148,6 +173,36 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
       return Option.isNone(found) ? [] : (yield* repo.results(uuid, request)).map(resultRecord)
     })
 
+    /**
+     * Results as a stream read page by page from the database, in query then rank order. With `follow`, the
+     * stream of a batch search still queued or running waits for the results its run stores and ends with it.
+     */
+    const resultStream = Effect.fn("BatchSearches.resultStream")(function* (
+      uuid: string,
+      selection: ResultSelection,
+      viewer: Viewer,
+      options: { readonly pageSize: number; readonly follow: boolean }
+    ) {
+      if (Option.isNone(yield* readableResults(uuid, viewer))) return yield* new BatchSearchNotFound({ uuid })
+      const running = Effect.map(repo.find(uuid), Option.exists((row) => row.state === "QUEUED" || row.state === "RUNNING"))
+      const page = (after: ResultKey | undefined) =>
+        Effect.gen(function* () {
+          for (;;) {
+            // Read before the page: a run that had ended then has stored every result the page may hold.
+            const wasRunning = options.follow && (yield* running)
+            const rows = yield* repo.resultPage(uuid, selection, after, options.pageSize)
+            yield* Metric.increment(resultPagesRead)
+            const last = rows.at(-1)
+            const next = last === undefined ? after : { queryNumber: last.queryNumber, docNb: last.docNb }
+            const records = Chunk.fromIterable(rows.map(resultRecord))
+            if (rows.length === options.pageSize || (wasRunning && rows.length > 0)) return [records, Option.some(next)] as const
+            if (!wasRunning) return [records, Option.none()] as const
+            yield* Effect.sleep(followInterval)
+          }
+        })
+      return Stream.paginateChunkEffect<ResultKey | undefined, ReturnType<typeof resultRecord>, SqlError.SqlError, never>(undefined, page)
+    })
+
     /** The results CSV; `host` starts each document's link. */
     const resultsCsv = Effect.fn("BatchSearches.resultsCsv")(function* (uuid: string, host: string, viewer: Viewer) {
       const found = yield* readableResults(uuid, viewer)
@@ -165,6 +220,6 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
       return (yield* repo.remove(userId, uuid)).length
     })
 
-    return { create, copy, list, filter, get, queries, results, resultsCsv, publish, remove }
+    return { create, createFromQueries, copy, list, filter, get, queries, results, resultStream, resultsCsv, publish, remove }
   })
 }) {}

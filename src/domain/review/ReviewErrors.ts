@@ -66,3 +66,14 @@ export class ReviewFieldInvalid extends Schema.TaggedError<ReviewFieldInvalid>()
     return this.reason
   }
 }
+
+/** A task, record or review that does not exist or that the caller may not see: 404. */
+export class ReviewNotFound extends Schema.TaggedError<ReviewNotFound>()(
+  "ReviewNotFound",
+  { resource: Schema.Literal("Task", "TaskRecord", "TaskRecordReview"), id: Schema.Number },
+  HttpApiSchema.annotations({ status: 404 })
+) {
+  override get message() {
+    return `No ${this.resource} matches the given query.`
+  }
+}

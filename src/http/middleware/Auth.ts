@@ -47,22 +47,27 @@ export const anonymousUser: CurrentUserShape = {
   grantedProjects: Effect.succeed([])
 }
 
+/** LOCAL mode's only user: `defaultUserName`, an administrator granted `defaultProject` and every stored project. */
+export const localCurrentUser = (settings: SettingsShape, sql: SqlClient.SqlClient): CurrentUserShape => {
+  const login = settings.defaultUserName
+  const details = { uid: login, groups_by_applications: { [applicationName]: [settings.defaultProject] } }
+  return {
+    user: { id: login, name: null, email: null, provider: "local", details },
+    isAdmin: true,
+    grantedProjects: sql<{ id: string }>`SELECT id FROM projects ORDER BY id`.pipe(
+      Effect.map((rows) => [settings.defaultProject, ...rows.map((row) => row.id).filter((id) => id !== settings.defaultProject)])
+    )
+  }
+}
+
 /**
  * LOCAL mode: every request is the `defaultUserName` user, who may use `defaultProject` and every project in the
  * database. A request without a valid session cookie gets one, so that front ends can read the login from it.
  */
 export const makeLocalAuthenticator = (settings: SettingsShape) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const localUser = localCurrentUser(settings, yield* SqlClient.SqlClient)
     const login = settings.defaultUserName
-    const details = { uid: login, groups_by_applications: { [applicationName]: [settings.defaultProject] } }
-    const localUser: CurrentUserShape = {
-      user: { id: login, name: null, email: null, provider: "local", details },
-      isAdmin: true,
-      grantedProjects: sql<{ id: string }>`SELECT id FROM projects ORDER BY id`.pipe(
-        Effect.map((rows) => [settings.defaultProject, ...rows.map((row) => row.id).filter((id) => id !== settings.defaultProject)])
-      )
-    }
     const withSession: Authentication = { user: localUser, headers: noHeaders }
     return Authenticator.of({
       authenticate: (request) =>

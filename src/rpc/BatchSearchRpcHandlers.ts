@@ -1,0 +1,75 @@
+import { Effect, Metric, Stream } from "effect"
+import { BatchSearches } from "../domain/batch-search/BatchSearches.ts"
+import type { Viewer } from "../domain/batch-search/BatchSearchRepo.ts"
+import { requireGranted } from "../domain/project/Access.ts"
+import { Tasks } from "../domain/task/Tasks.ts"
+import { BatchSearchRpcs } from "./BatchSearchRpcs.ts"
+import { type RpcCaller, type RpcCallers } from "./Caller.ts"
+
+/** Results streams being served; a stream the client cancels leaves this count at once. */
+export const openResultStreams = Metric.gauge("quarry_rpc_batch_search_result_streams")
+
+const viewerOf = ({ editor }: RpcCaller): Viewer => ({ userId: editor.login, projects: editor.grantedProjects })
+
+/** The batch-search RPCs over the BatchSearches service, with the access rules of the legacy endpoints. */
+export const batchSearchRpcHandlers = (callers: RpcCallers) =>
+  BatchSearchRpcs.toLayer(
+    Effect.gen(function* () {
+      const batchSearches = yield* BatchSearches
+      const tasks = yield* Tasks
+      return {
+        createBatchSearch: ({ projects, queries, ...options }, { headers }) =>
+          Effect.gen(function* () {
+            const { editor } = yield* callers.caller(headers)
+            // As POST /api/batch/search/:projects: every project must be one of the caller's, administrators too.
+            yield* Effect.forEach(projects, (project) => requireGranted(project, editor), { discard: true })
+            return yield* batchSearches.createFromQueries(
+              projects,
+              {
+                name: options.name,
+                description: options.description,
+                published: options.published ?? false,
+                phraseMatches: options.phraseMatches ?? false,
+                fuzziness: options.fuzziness ?? 0,
+                fileTypes: options.fileTypes ?? [],
+                paths: options.paths ?? [],
+                tags: options.tags ?? []
+              },
+              queries,
+              editor.login
+            )
+          }).pipe(Effect.catchTag("SqlError", Effect.die)),
+        listBatchSearches: (_, { headers }) =>
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.list(viewerOf(caller))).pipe(Effect.orDie),
+        filterBatchSearches: (filter, { headers }) =>
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.filter(viewerOf(caller), filter)).pipe(Effect.orDie),
+        getBatchSearch: ({ uuid, withQueries }, { headers }) =>
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.get(uuid, withQueries ?? false, viewerOf(caller))).pipe(
+            Effect.catchTag("SqlError", Effect.die)
+          ),
+        batchSearchResults: ({ uuid, pageSize, follow, ...selection }, { headers }) =>
+          Effect.flatMap(callers.caller(headers), (caller) =>
+            batchSearches.resultStream(uuid, selection, viewerOf(caller), { pageSize: pageSize ?? 500, follow: follow ?? false })
+          ).pipe(
+            Effect.catchTag("SqlError", Effect.die),
+            Stream.unwrap,
+            Stream.catchTag("SqlError", (error) => Stream.die(error)),
+            (results) =>
+              Stream.acquireRelease(Metric.increment(openResultStreams), () => Metric.incrementBy(openResultStreams, -1)).pipe(
+                Stream.flatMap(() => results)
+              )
+          ),
+        copyBatchSearch: ({ uuid, ...changes }, { headers }) =>
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.copy(uuid, changes, viewerOf(caller))).pipe(Effect.catchTag("SqlError", Effect.die)),
+        publishBatchSearch: ({ uuid, published }, { headers }) =>
+          Effect.flatMap(callers.caller(headers), ({ editor }) => batchSearches.publish(uuid, published, editor.login)).pipe(Effect.catchTag("SqlError", Effect.die)),
+        stopBatchSearch: ({ uuid }, { headers }) =>
+          Effect.flatMap(callers.caller(headers), ({ editor }) => tasks.stop(editor.login, uuid)).pipe(Effect.catchTag("SqlError", Effect.die)),
+        deleteBatchSearch: ({ uuid }, { headers }) =>
+          Effect.flatMap(callers.caller(headers), ({ editor }) => batchSearches.remove(editor.login, uuid)).pipe(
+            Effect.map((deleted) => deleted > 0),
+            Effect.orDie
+          )
+      }
+    })
+  )

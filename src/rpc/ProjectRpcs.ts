@@ -1,0 +1,40 @@
+import { Rpc, RpcGroup } from "@effect/rpc"
+import { Schema } from "effect"
+import { LegacyProject } from "../domain/project/Project.ts"
+import { InvalidProject, NotYourProject, ProjectExists, ProjectForbidden, ProjectNotFound } from "../domain/project/ProjectErrors.ts"
+
+const optionalText = Schema.optional(Schema.NullOr(Schema.String))
+
+/** The editable fields of a project; an absent one is stored empty (null), as the legacy API's PUT does. */
+const ProjectFields = {
+  label: optionalText,
+  description: optionalText,
+  publisherName: optionalText,
+  maintainerName: optionalText,
+  logoUrl: optionalText,
+  sourceUrl: optionalText
+}
+
+/**
+ * The project API for internal tools, served at `/rpc`, with the legacy API's rules (legacy-api-reference §4.7):
+ * callers see their granted projects; in SERVER mode only administrators create, edit or delete projects.
+ */
+export class ProjectRpcs extends RpcGroup.make(
+  /** The stored projects among the caller's. */
+  Rpc.make("listProjects", { success: Schema.Array(LegacyProject) }),
+  Rpc.make("getProject", { payload: { id: Schema.String }, success: LegacyProject, error: Schema.Union(ProjectNotFound, ProjectForbidden) }),
+  /** Creates a project and its index; `sourcePath` must lie inside the server's data folder. */
+  Rpc.make("createProject", {
+    payload: { name: Schema.String, sourcePath: Schema.String, ...ProjectFields },
+    success: LegacyProject,
+    error: Schema.Union(InvalidProject, ProjectExists, ProjectForbidden)
+  }),
+  /** Replaces the editable fields of a stored project of the caller's. */
+  Rpc.make("updateProject", {
+    payload: { id: Schema.String, ...ProjectFields },
+    success: LegacyProject,
+    error: Schema.Union(InvalidProject, ProjectNotFound, ProjectForbidden)
+  }),
+  /** Deletes one of the caller's projects with everything attached to it and its index. */
+  Rpc.make("deleteProject", { payload: { id: Schema.String }, error: Schema.Union(NotYourProject, ProjectForbidden) })
+) {}

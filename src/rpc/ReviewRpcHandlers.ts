@@ -1,0 +1,109 @@
+import type { Headers } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Chunk, Effect, Option, Stream } from "effect"
+import { Settings } from "../config/Settings.ts"
+import { recordAction, recordReviewActivity } from "../domain/review/Activity.ts"
+import { notifyMentions } from "../domain/review/Mentions.ts"
+import * as RecordMarks from "../domain/review/RecordMarks.ts"
+import { ReviewNotFound, ReviewWriteForbidden } from "../domain/review/ReviewErrors.ts"
+import { recordById, recordPage, reviewPage, taskVisible, visibleReview } from "../domain/review/ReviewLists.ts"
+import { applyReviewChange, checkReviewChange, loadReview, notYourReview, type ReviewChange } from "../domain/review/ReviewUpdate.ts"
+import { findReviewUser, type ReviewUser } from "../domain/review/ReviewUser.ts"
+import type { RpcCallers } from "./Caller.ts"
+import { ReviewRpcs } from "./ReviewRpcs.ts"
+
+/** Rows with an id, read `pageSize` at a time after the last id sent. */
+const pagedById = <A extends { readonly id: number }, E>(page: (afterId: number) => Effect.Effect<ReadonlyArray<A>, E>, pageSize: number) =>
+  Stream.paginateChunkEffect(0, (afterId) =>
+    Effect.map(page(afterId), (rows) => {
+      const last = rows.at(-1)
+      return [Chunk.fromIterable(rows), rows.length === pageSize && last !== undefined ? Option.some(last.id) : Option.none()] as const
+    })
+  )
+
+/**
+ * The review RPCs over the review domain, with the review API's rules (src/http/review): the same scopes, the
+ * same checks of a review's update and of a record's lock, the same activity recorded.
+ */
+export const reviewRpcHandlers = (callers: RpcCallers) =>
+  ReviewRpcs.toLayer(
+    Effect.gen(function* () {
+      const settings = yield* Settings
+      const sql = yield* SqlClient.SqlClient
+
+      /** The caller's users row; administrators are staff, as the review API's context makes them. */
+      const reviewUserOf = (headers: Headers.Headers) =>
+        Effect.gen(function* () {
+          const { current } = yield* callers.caller(headers)
+          const user = yield* findReviewUser(current.user.id, settings.mode !== "SERVER")
+          if (user === undefined) return yield* Effect.dieMessage(`authenticated user ${current.user.id} has no users row`)
+          return current.isAdmin && !user.isStaff ? { ...user, isStaff: true } : user
+        })
+
+      const readRecord = (recordId: number, user: ReviewUser) =>
+        Effect.flatMap(recordById(recordId, user), (record) =>
+          record === undefined ? Effect.fail(new ReviewNotFound({ resource: "TaskRecord", id: recordId })) : Effect.succeed(record)
+        )
+
+      /** A lock or bookmark change by one of the record's reviewers while its task is OPEN, in one transaction. */
+      const markRecord = <E>(recordId: number, headers: Headers.Headers, mark: (user: ReviewUser) => Effect.Effect<void, E, SqlClient.SqlClient>) =>
+        Effect.gen(function* () {
+          const user = yield* reviewUserOf(headers)
+          yield* readRecord(recordId, user)
+          yield* sql.withTransaction(Effect.zipRight(RecordMarks.checkRecordAccess(recordId, user.id), mark(user)))
+          return yield* readRecord(recordId, user)
+        }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.provideService(SqlClient.SqlClient, sql))
+
+      const action = (verb: string, user: ReviewUser, recordId: number) =>
+        recordAction({ verb, actorId: user.id, target: { type: "TaskRecord", id: recordId } })
+
+      return {
+        taskRecords: ({ taskId, pageSize }, { headers }) =>
+          Effect.gen(function* () {
+            const user = yield* reviewUserOf(headers)
+            if (!(yield* taskVisible(taskId, user))) return yield* new ReviewNotFound({ resource: "Task", id: taskId })
+            const size = pageSize ?? 200
+            return pagedById((afterId) => recordPage(taskId, user, afterId, size).pipe(Effect.orDie, Effect.provideService(SqlClient.SqlClient, sql)), size)
+          }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),
+        reviews: ({ pageSize, ...selection }, { headers }) =>
+          Effect.gen(function* () {
+            const user = yield* reviewUserOf(headers)
+            const size = pageSize ?? 200
+            return pagedById((afterId) => reviewPage(selection, user, afterId, size).pipe(Effect.orDie, Effect.provideService(SqlClient.SqlClient, sql)), size)
+          }).pipe(Effect.orDie, Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),
+        chooseReview: ({ reviewId, choiceId, note, alternativeValue }, { headers }) =>
+          Effect.gen(function* () {
+            const user = yield* reviewUserOf(headers)
+            const missing = new ReviewNotFound({ resource: "TaskRecordReview", id: reviewId })
+            const visible = yield* visibleReview(reviewId, user)
+            if (visible === undefined) return yield* missing
+            if (visible.checkerId !== user.id) return yield* new ReviewWriteForbidden({ reason: notYourReview })
+            const change: ReviewChange = {
+              ...(choiceId === undefined ? {} : { choiceId }),
+              ...(note === undefined ? {} : { note }),
+              ...(alternativeValue === undefined ? {} : { alternativeValue })
+            }
+            yield* sql.withTransaction(
+              Effect.gen(function* () {
+                const review = yield* loadReview(reviewId)
+                if (review === undefined) return yield* missing
+                yield* checkReviewChange(user.id, review, change)
+                yield* recordReviewActivity(user.id, yield* applyReviewChange(review, change))
+                const place = { object: { type: "TaskRecordReview", id: review.id }, taskId: review.taskId, projectId: null }
+                if (typeof change.note === "string") yield* notifyMentions(user.id, place, change.note)
+              })
+            )
+            const saved = yield* visibleReview(reviewId, user)
+            return saved ?? (yield* missing)
+          }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.provideService(SqlClient.SqlClient, sql)),
+        lockRecord: ({ recordId }, { headers }) =>
+          markRecord(recordId, headers, (user) => Effect.zipRight(RecordMarks.lockRecord(recordId, user.id), action("locked", user, recordId))),
+        unlockRecord: ({ recordId }, { headers }) =>
+          markRecord(recordId, headers, (user) => Effect.zipRight(RecordMarks.unlockRecord(recordId, user.id), action("unlocked", user, recordId))),
+        bookmarkRecord: ({ recordId, bookmarked }, { headers }) =>
+          markRecord(recordId, headers, (user) =>
+            Effect.zipRight(RecordMarks.setBookmark(recordId, user.id, bookmarked), action(bookmarked ? "bookmarked" : "unbookmarked", user, recordId))
+          )
+      }
+    })
+  )
