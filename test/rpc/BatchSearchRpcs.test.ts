@@ -2,19 +2,17 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Metric, Stream } from "effect"
 import { resultPagesRead } from "../../src/domain/batch-search/BatchSearches.ts"
 import { openResultStreams } from "../../src/rpc/BatchSearchRpcHandlers.ts"
-import { BatchSearchRpcs } from "../../src/rpc/BatchSearchRpcs.ts"
 import { eventually } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { indexFiles, writeText } from "../helpers/indexing.ts"
 import { testServerLayer } from "../helpers/server.ts"
-import { addUser, basic } from "../helpers/users.ts"
+import { addUser } from "../helpers/users.ts"
 import { runSql } from "../review/helpers.ts"
-import { groupClient } from "./groupClient.ts"
+import { quarryClient } from "./client.ts"
 
 const project = "local-datashare"
 
-const batchSearchClient = (headers?: Readonly<Record<string, string>>) => groupClient(BatchSearchRpcs, headers)
-type Client = Effect.Effect.Success<ReturnType<typeof batchSearchClient>>
+type Client = Effect.Effect.Success<ReturnType<typeof quarryClient>>
 
 /** The batch search once its run has ended. */
 const finished = (client: Client, uuid: string) =>
@@ -39,7 +37,7 @@ for (const database of databaseKinds) {
       it.scoped("create from a list of queries, list, get, stream the results page by page, delete", () =>
         Effect.gen(function* () {
           const documents = yield* corpus
-          const client = yield* batchSearchClient()
+          const client = yield* quarryClient()
           // A one-character query and a duplicate are dropped, as CSV lines are.
           const uuid = yield* client.createBatchSearch({ projects: [project], name: "ships", description: "vessels", queries: ["tanker", "offshore", "x", "tanker", "nothingmatches"] })
           const search = yield* finished(client, uuid)
@@ -76,7 +74,7 @@ for (const database of databaseKinds) {
 
       it.scoped("refusals surface as the legacy endpoints' typed errors", () =>
         Effect.gen(function* () {
-          const client = yield* batchSearchClient()
+          const client = yield* quarryClient()
           expect(yield* client.createBatchSearch({ projects: [project], name: " ", queries: ["tanker"] }).pipe(Effect.flip)).toMatchObject({ _tag: "InvalidBatchSearch", reason: "name is required" })
           expect(yield* client.createBatchSearch({ projects: [project], name: "short", queries: ["a", "b"] }).pipe(Effect.flip)).toMatchObject({ _tag: "InvalidBatchSearch" })
           const tooMany = Array.from({ length: 60_000 }, (_, index) => `query ${index}`)
@@ -89,7 +87,7 @@ for (const database of databaseKinds) {
       it.scoped("stopping a running batch search cancels its task and ends it in FAILURE", () =>
         Effect.gen(function* () {
           yield* corpus
-          const client = yield* batchSearchClient()
+          const client = yield* quarryClient()
           const queries = Array.from({ length: 3_000 }, (_, index) => `tanker${index}`)
           const uuid = yield* client.createBatchSearch({ projects: [project], name: "long", queries })
           expect(yield* client.stopBatchSearch({ uuid })).toBe(true)
@@ -101,7 +99,7 @@ for (const database of databaseKinds) {
       it.scoped("a followed results stream cancelled by its client stops reading on the server", () =>
         Effect.gen(function* () {
           yield* corpus
-          const client = yield* batchSearchClient()
+          const client = yield* quarryClient()
           const uuid = yield* client.createBatchSearch({ projects: [project], name: "follow", queries: ["tanker", "offshore", "cargo"] })
           yield* finished(client, uuid)
           // As if its run were still going: a followed stream of it never ends by itself, it waits for more results.
@@ -133,8 +131,8 @@ describe("Batch search RPCs in SERVER mode", () => {
       Effect.gen(function* () {
         yield* addUser("alice", "pw-a", { projects: ["alpha"] })
         yield* addUser("bob", "pw-b", { projects: ["beta"] })
-        const alice = yield* batchSearchClient({ authorization: basic("alice", "pw-a") })
-        const bob = yield* batchSearchClient({ authorization: basic("bob", "pw-b") })
+        const alice = yield* quarryClient("ndjson", { _tag: "Basic", user: "alice", password: "pw-a" })
+        const bob = yield* quarryClient("ndjson", { _tag: "Basic", user: "bob", password: "pw-b" })
         expect(yield* alice.createBatchSearch({ projects: ["beta"], name: "theirs", queries: ["tanker"] }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
         const uuid = yield* bob.createBatchSearch({ projects: ["beta"], name: "bob's", queries: ["tanker"] })
         yield* finished(bob, uuid)
@@ -146,7 +144,7 @@ describe("Batch search RPCs in SERVER mode", () => {
         expect((yield* bob.listBatchSearches()).map((one) => one.uuid)).toEqual([uuid])
         // Published, it is listed for the users of its project; reading it by uuid is open to anyone, as on the legacy API.
         yield* addUser("carol", "pw-c", { projects: ["beta"] })
-        const carol = yield* batchSearchClient({ authorization: basic("carol", "pw-c") })
+        const carol = yield* quarryClient("ndjson", { _tag: "Basic", user: "carol", password: "pw-c" })
         expect(yield* carol.getBatchSearch({ uuid }).pipe(Effect.flip)).toMatchObject({ _tag: "BatchSearchNotFound" })
         expect(yield* alice.publishBatchSearch({ uuid, published: true }).pipe(Effect.flip)).toMatchObject({ _tag: "BatchSearchNotFound" })
         yield* bob.publishBatchSearch({ uuid, published: true })

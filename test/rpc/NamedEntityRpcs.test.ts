@@ -1,12 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
-import { NamedEntityRpcs } from "../../src/rpc/NamedEntityRpcs.ts"
-import { TaskRpcs } from "../../src/rpc/TaskRpcs.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { indexFiles, writeText } from "../helpers/indexing.ts"
 import { testServerLayer } from "../helpers/server.ts"
-import { addUser, basic } from "../helpers/users.ts"
-import { groupClient } from "./groupClient.ts"
+import { addUser } from "../helpers/users.ts"
+import { quarryClient } from "./client.ts"
 
 const project = "local-datashare"
 
@@ -18,8 +16,8 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           const file = yield* writeText("mail.txt", "Write to alice@example.org, then to bob@example.org, and again to alice@example.org.")
           const [document] = yield* indexFiles(project, [file])
-          const client = yield* groupClient(NamedEntityRpcs)
-          const tasks = yield* groupClient(TaskRpcs)
+          const client = yield* quarryClient()
+          const tasks = yield* quarryClient()
           expect(yield* client.nerPipelines()).toEqual(expect.arrayContaining(["EMAIL", "CORENLP"]))
 
           const task = yield* client.findNames({ pipeline: "EMAIL" })
@@ -58,7 +56,7 @@ describe("Named entity RPCs in SERVER mode", () => {
     it.scoped("start tasks and read entities only in the caller's projects", () =>
       Effect.gen(function* () {
         yield* addUser("alice", "pw-a", { projects: ["alpha"] })
-        const alice = yield* groupClient(NamedEntityRpcs, { authorization: basic("alice", "pw-a") })
+        const alice = yield* quarryClient("ndjson", { _tag: "Basic", user: "alice", password: "pw-a" })
         expect(yield* alice.findNames({ pipeline: "EMAIL", project: "beta" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
         expect(yield* alice.documentNamedEntities({ project: "beta", documentId: "any" }).pipe(Stream.runDrain, Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
         expect(yield* alice.getNamedEntity({ project: "beta", id: "any" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden" })

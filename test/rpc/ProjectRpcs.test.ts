@@ -1,10 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { ProjectRpcs } from "../../src/rpc/ProjectRpcs.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { TestServer, testServerLayer } from "../helpers/server.ts"
-import { addUser, basic } from "../helpers/users.ts"
-import { groupClient } from "./groupClient.ts"
+import { addUser } from "../helpers/users.ts"
+import { quarryClient } from "./client.ts"
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
@@ -13,7 +12,7 @@ for (const database of databaseKinds) {
       it.scoped("create, list, get, update and delete projects; refusals are the legacy API's typed errors", () =>
         Effect.gen(function* () {
           const { workDir } = yield* TestServer
-          const client = yield* groupClient(ProjectRpcs)
+          const client = yield* quarryClient()
           const created = yield* client.createProject({ name: "ships", sourcePath: workDir, label: "Ships", description: null })
           expect(created).toMatchObject({ name: "ships", label: "Ships", description: null })
           expect(yield* client.createProject({ name: "ships", sourcePath: workDir }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectExists", id: "ships" })
@@ -43,8 +42,8 @@ describe("Project RPCs in SERVER mode", () => {
         const { workDir } = yield* TestServer
         yield* addUser("root", "pw-r", { admin: true, projects: ["alpha", "beta"] })
         yield* addUser("alice", "pw-a", { projects: ["alpha"] })
-        const admin = yield* groupClient(ProjectRpcs, { authorization: basic("root", "pw-r") })
-        const alice = yield* groupClient(ProjectRpcs, { authorization: basic("alice", "pw-a") })
+        const admin = yield* quarryClient("ndjson", { _tag: "Basic", user: "root", password: "pw-r" })
+        const alice = yield* quarryClient("ndjson", { _tag: "Basic", user: "alice", password: "pw-a" })
         yield* admin.createProject({ name: "alpha", sourcePath: workDir })
         yield* admin.createProject({ name: "beta", sourcePath: workDir })
         expect(yield* alice.createProject({ name: "gamma", sourcePath: workDir }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "gamma" })

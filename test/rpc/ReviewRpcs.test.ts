@@ -1,14 +1,13 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
-import { ReviewRpcs } from "../../src/rpc/ReviewRpcs.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { testServerLayer } from "../helpers/server.ts"
 import { type Caller, create, runSql } from "../review/helpers.ts"
 import { reviewedFixture } from "../review/workflow.ts"
-import { groupClient } from "./groupClient.ts"
+import { quarryClient } from "./client.ts"
 
 /** A review client signed in with the caller's session cookie. */
-const reviewClient = (caller: Caller) => groupClient(ReviewRpcs, { cookie: caller.cookie })
+const reviewClient = (caller: Caller) => quarryClient("ndjson", { _tag: "Session", cookie: caller.cookie })
 
 const collect = <A, E, R>(stream: Stream.Stream<A, E, R>) => Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray)
 

@@ -1,10 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { UserRpcs } from "../../src/rpc/UserRpcs.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { testServerLayer } from "../helpers/server.ts"
-import { addUser, basic } from "../helpers/users.ts"
-import { groupClient } from "./groupClient.ts"
+import { addUser } from "../helpers/users.ts"
+import { quarryClient } from "./client.ts"
 
 const project = "local-datashare"
 
@@ -14,7 +13,7 @@ for (const database of databaseKinds) {
     layer(testServerLayer({ database }), { timeout: 120_000, excludeTestServices: true })((it) => {
       it.scoped("the current user, and its history recorded, listed, filtered and deleted", () =>
         Effect.gen(function* () {
-          const client = yield* groupClient(UserRpcs)
+          const client = yield* quarryClient()
           const me = yield* client.currentUser()
           expect(me).toMatchObject({ user: { id: "local" }, isAdmin: true })
           expect(me.projects.map((granted) => granted.name)).toContain(project)
@@ -47,8 +46,8 @@ describe("User RPCs in SERVER mode", () => {
       Effect.gen(function* () {
         yield* addUser("alice", "pw-a", { projects: ["alpha"] })
         yield* addUser("bob", "pw-b", { projects: ["beta"] })
-        const alice = yield* groupClient(UserRpcs, { authorization: basic("alice", "pw-a") })
-        const bob = yield* groupClient(UserRpcs, { authorization: basic("bob", "pw-b") })
+        const alice = yield* quarryClient("ndjson", { _tag: "Basic", user: "alice", password: "pw-a" })
+        const bob = yield* quarryClient("ndjson", { _tag: "Basic", user: "bob", password: "pw-b" })
         const me = yield* alice.currentUser()
         expect(me).toMatchObject({ user: { id: "alice" }, isAdmin: false })
         expect(me.projects.map((granted) => granted.name)).toEqual(["alpha"])
