@@ -1,5 +1,5 @@
 /**
- * Indexes a folder, shows the tasks' progress, then runs a list of queries and prints what each finds.
+ * Indexes a folder, shows the tasks' progress, then runs a list of queries as a batch search and prints its results.
  *
  *   npx tsx examples/index-and-search.ts <folder under the server's dataDir> <query>... \
  *     [--url http://127.0.0.1:8080] [--user alice --password s3cret | --api-key KEY] [--transport ndjson|msgpack|websocket] \
@@ -55,14 +55,24 @@ const indexFolder = (client: QuarryClient, directory: string, project: string) =
     process.stdout.write("\n")
   })
 
-const searchAll = (client: QuarryClient, project: string) =>
-  Effect.forEach(queries, (query) =>
-    Effect.gen(function* () {
-      const { total, hits } = yield* client.searchDocuments({ query, projects: [project], size: 10 })
-      yield* Console.log(`\n${query}: ${total} document(s)`)
-      for (const hit of hits) yield* Console.log(`  ${hit.path} (${hit.contentType ?? "?"})`)
-    })
-  )
+/** Runs the queries as one batch search, following its results as they are stored, grouped by query. */
+const batchSearch = (client: QuarryClient, project: string) =>
+  Effect.gen(function* () {
+    const uuid = yield* client.createBatchSearch({ projects: [project], name: `example ${new Date().toISOString()}`, queries })
+    yield* Console.log(`batch search ${uuid}`)
+    let current: string | undefined
+    yield* client.batchSearchResults({ uuid, follow: true }).pipe(
+      Stream.runForEach((result) =>
+        Effect.gen(function* () {
+          if (result.query !== current) yield* Console.log(`\n${result.query}:`)
+          current = result.query
+          yield* Console.log(`  ${result.documentNumber + 1}. ${result.documentPath} (${result.contentType ?? "?"})`)
+        })
+      )
+    )
+    const { state, nbResults } = yield* client.getBatchSearch({ uuid })
+    yield* Console.log(`\n${state}: ${nbResults} result(s)`)
+  })
 
 const program = Effect.gen(function* () {
   if (folder === undefined || queries.length === 0 || !transports.includes(values.transport)) {
@@ -70,7 +80,7 @@ const program = Effect.gen(function* () {
   }
   const client = yield* makeQuarryClient({ url: values.url, credentials: credentials(), transport: values.transport as Transport })
   yield* indexFolder(client, path.resolve(folder), values.project)
-  yield* searchAll(client, values.project)
+  yield* batchSearch(client, values.project)
 })
 
 Effect.runPromise(Effect.scoped(program)).then(
