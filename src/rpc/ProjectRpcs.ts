@@ -1,19 +1,7 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
-import { LegacyProject } from "../domain/project/Project.ts"
+import { LegacyProject, ProjectFields } from "../domain/project/Project.ts"
 import { InvalidProject, NotYourProject, ProjectExists, ProjectForbidden, ProjectNotFound } from "../domain/project/ProjectErrors.ts"
-
-const optionalText = Schema.optional(Schema.NullOr(Schema.String))
-
-/** The editable fields of a project; an absent one is stored empty (null), as the legacy API's PUT does. */
-const ProjectFields = {
-  label: optionalText,
-  description: optionalText,
-  publisherName: optionalText,
-  maintainerName: optionalText,
-  logoUrl: optionalText,
-  sourceUrl: optionalText
-}
 
 /**
  * The project API for internal tools, served at `/rpc`, with the legacy API's rules (legacy-api-reference §4.7):

@@ -27,3 +27,14 @@ export const writeText = (name: string, text: string) =>
     const file = path.join(server.workDir, name)
     return Effect.as(Effect.promise(() => writeFile(file, text)), file)
   })
+
+/** Three documents of a project, indexed: two about tankers, one about a bank (the batch-search tests' corpus). */
+export const shipsAndBank = (project: string) =>
+  Effect.gen(function* () {
+    const files = [
+      yield* writeText("ships.txt", "The tanker Morning Star left the harbour with its cargo."),
+      yield* writeText("more-ships.txt", "A second tanker, registered offshore, carried the same cargo."),
+      yield* writeText("banks.txt", 'The bank "Trust One" wired the payment to an offshore account.')
+    ]
+    return yield* indexFiles(project, files)
+  })

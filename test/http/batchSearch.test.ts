@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { eventually } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
-import { indexFiles, writeText } from "../helpers/indexing.ts"
+import { shipsAndBank } from "../helpers/indexing.ts"
 import { bodyJson, bodyText, request, TestServer, testServerLayer } from "../helpers/server.ts"
 
 const project = "local-datashare"
@@ -49,15 +49,7 @@ const createAndRun = (fields: Readonly<Record<string, string | ReadonlyArray<str
 const runSql = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   Effect.flatMap(TestServer, (server) => Effect.provide(Effect.flatMap(SqlClient.SqlClient, statement), server.context)).pipe(Effect.orDie)
 
-/** Three documents: two about ships, one about banks; created 2024-01-01 for the Word-like metadata one. */
-const corpus = Effect.gen(function* () {
-  const files = [
-    yield* writeText("ships.txt", "The tanker Morning Star left the harbour with its cargo."),
-    yield* writeText("more-ships.txt", "A second tanker, registered offshore, carried the same cargo."),
-    yield* writeText("banks.txt", 'The bank "Trust One" wired the payment to an offshore account.')
-  ]
-  return yield* indexFiles(project, files)
-})
+const corpus = shipsAndBank(project)
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable

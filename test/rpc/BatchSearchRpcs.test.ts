@@ -4,7 +4,7 @@ import { resultPagesRead } from "../../src/domain/batch-search/BatchSearches.ts"
 import { openResultStreams } from "../../src/rpc/BatchSearchRpcHandlers.ts"
 import { eventually } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
-import { indexFiles, writeText } from "../helpers/indexing.ts"
+import { shipsAndBank } from "../helpers/indexing.ts"
 import { testServerLayer } from "../helpers/server.ts"
 import { addUser } from "../helpers/users.ts"
 import { runSql } from "../review/helpers.ts"
@@ -18,14 +18,7 @@ type Client = Effect.Effect.Success<ReturnType<typeof quarryClient>>
 const finished = (client: Client, uuid: string) =>
   eventually(client.getBatchSearch({ uuid, withQueries: true }), (search) => search.state === "SUCCESS" || search.state === "FAILURE", "60 seconds")
 
-const corpus = Effect.gen(function* () {
-  const files = [
-    yield* writeText("ships.txt", "The tanker Morning Star left the harbour with its cargo."),
-    yield* writeText("more-ships.txt", "A second tanker, registered offshore, carried the same cargo."),
-    yield* writeText("banks.txt", 'The bank "Trust One" wired the payment to an offshore account.')
-  ]
-  return yield* indexFiles(project, files)
-})
+const corpus = shipsAndBank(project)
 
 const gauge = Effect.map(Metric.value(openResultStreams), (state) => state.value)
 const pagesRead = Effect.map(Metric.value(resultPagesRead), (state) => state.count)

@@ -33,20 +33,18 @@ export type LegacyProject = typeof LegacyProject.Type
 
 const optionalText = Schema.optional(Schema.NullOr(Schema.String))
 
+/** The editable fields of a project; an absent one is stored empty (null), as the legacy API's PUT does. */
+export const ProjectFields = {
+  label: optionalText,
+  description: optionalText,
+  publisherName: optionalText,
+  maintainerName: optionalText,
+  logoUrl: optionalText,
+  sourceUrl: optionalText
+}
+
 /** The body of POST /api/project/ and PUT /api/project/:id: a Project object, or a bare project name. */
-export const ProjectInput = Schema.Union(
-  Schema.String,
-  Schema.Struct({
-    name: optionalText,
-    sourcePath: optionalText,
-    label: optionalText,
-    description: optionalText,
-    publisherName: optionalText,
-    maintainerName: optionalText,
-    logoUrl: optionalText,
-    sourceUrl: optionalText
-  })
-).annotations({ identifier: "ProjectInput" })
+export const ProjectInput = Schema.Union(Schema.String, Schema.Struct({ name: optionalText, sourcePath: optionalText, ...ProjectFields })).annotations({ identifier: "ProjectInput" })
 export type ProjectInput = typeof ProjectInput.Type
 
 /** The editable fields of a project, as stored. */
