@@ -181,13 +181,13 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
         }
       })
 
-    /** Most files need no temporary directory: it is made on first use and removed when the scope closes. */
-    const lazyTemporaryDirectory = Effect.gen(function* () {
+    /**
+     * Most files need no temporary directory: it is made on first use and removed with the file's extraction, through
+     * `Effect.ensuring` rather than a scope, which costs more than extracting a small text file takes.
+     */
+    const lazyTemporaryDirectory = () => {
       let dir: string | undefined
-      yield* Effect.addFinalizer(() =>
-        dir === undefined ? Effect.void : Effect.tryPromise(() => rm(dir ?? "", { recursive: true, force: true })).pipe(Effect.ignoreLogged)
-      )
-      return Effect.suspend(() =>
+      const get = Effect.suspend(() =>
         dir !== undefined
           ? Effect.succeed(dir)
           : Effect.tryPromise({
@@ -195,7 +195,11 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
               catch: (cause) => new ExtractionFailed({ reason: `no temporary directory: ${describe(cause)}` })
             }).pipe(Effect.tap((made) => Effect.sync(() => void (dir = made))))
       )
-    })
+      const remove = Effect.suspend(() =>
+        dir === undefined ? Effect.void : Effect.tryPromise(() => rm(dir ?? "", { recursive: true, force: true })).pipe(Effect.ignoreLogged)
+      )
+      return { get, remove }
+    }
 
     const extractFile = (filePath: string, options: ExtractOptions, wanted?: Wanted) =>
       Effect.gen(function* () {
@@ -205,19 +209,18 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
           Effect.mapError((error) => new DocumentUnreadable({ path: absolute, reason: error.reason }))
         )
         const now = yield* Clock.currentTimeMillis
-        return yield* Effect.scoped(
-          Effect.gen(function* () {
-            const run: Run = {
-              options,
-              limits: { ...defaultLimits, ...options.limits },
-              path: absolute,
-              extractionDate: new Date(now).toISOString(),
-              budget: { bytes: 0, entries: 0 },
-              tempDir: yield* lazyTemporaryDirectory,
-              wanted
-            }
-            return yield* extractNode(run, { source, name: path.basename(absolute), depth: 0, parentId: undefined, rootId: undefined })
-          })
+        const tempDir = lazyTemporaryDirectory()
+        const run: Run = {
+          options,
+          limits: { ...defaultLimits, ...options.limits },
+          path: absolute,
+          extractionDate: new Date(now).toISOString(),
+          budget: { bytes: 0, entries: 0 },
+          tempDir: tempDir.get,
+          wanted
+        }
+        return yield* extractNode(run, { source, name: path.basename(absolute), depth: 0, parentId: undefined, rootId: undefined }).pipe(
+          Effect.ensuring(tempDir.remove)
         )
       })
 

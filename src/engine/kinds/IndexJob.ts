@@ -12,8 +12,6 @@ import * as JobKind from "../JobKind.ts"
  * one being written and the next one being extracted). Fewer, larger transactions cost fewer statements and commits.
  */
 const claimSize = 64
-/** Files of a claim extracted at once: reading a file waits on the disk, so others are parsed meanwhile. */
-const extractionsAtOnce = 4
 /** How often an idle worker looks again while a scan of its project may still queue files. */
 const scanPollInterval = "200 millis"
 
@@ -56,7 +54,8 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
 
     const claimAndExtract = Effect.gen(function* () {
       const files = yield* queue.claim(queueKey, claimant, claimSize)
-      const documents = (yield* Effect.forEach(files, extract, { concurrency: extractionsAtOnce })).flat()
+      // One after the other: small files are read synchronously, and a fiber per file cost more than most extractions.
+      const documents = (yield* Effect.forEach(files, extract)).flat()
       return { files, documents }
     })
 
