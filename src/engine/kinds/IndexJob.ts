@@ -63,6 +63,9 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
       Effect.gen(function* () {
         yield* sql.withTransaction(
           Effect.gen(function* () {
+            // The commit need not wait for the WAL flush: a crash can only lose whole batches, documents and queue
+            // removals together, whose files are then still queued and indexed again.
+            yield* sql`SET LOCAL synchronous_commit TO OFF`
             if (documents.length > 0) yield* index.bulkIndex(payload.project, documents)
             yield* queue.remove(files.map((file) => file.id))
             yield* checkpointLock.withPermits(1)(
