@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Ref, Schema } from "effect"
+import { Clock, Effect, Option, Ref, Schema } from "effect"
 import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
 import { IndexPayload, queueOf } from "../../domain/ingest/IngestOptions.ts"
 import { Extractor } from "../../extract/Extractor.ts"
@@ -14,6 +14,8 @@ import * as JobKind from "../JobKind.ts"
 const claimSize = 64
 /** How often an idle worker looks again while a scan of its project may still queue files. */
 const scanPollInterval = "200 millis"
+/** Least time between two counts of the files left, for the progress: each count reads the whole queue. */
+const progressCountMillis = 500
 
 /**
  * Drains the project's document queue (§6.1) with `parallelism` workers. Each worker claims a few files,
@@ -44,6 +46,8 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const done = yield* Ref.make(Option.getOrElse(context.checkpoint.saved, () => 0))
     // Checkpoints are saved in order, so that the last one committed is the largest.
     const checkpointLock = yield* Effect.makeSemaphore(1)
+    // When the files left were last counted (the first batch always counts them).
+    let lastCounted = Number.NEGATIVE_INFINITY
 
     // An unreadable file (gone since the scan, no permission) is skipped and still counts as taken.
     const extract = (file: QueuedFile) =>
@@ -73,8 +77,12 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
             )
           })
         )
-        const taken = yield* Ref.get(done)
-        yield* context.reportProgress(taken / (taken + (yield* queue.remaining(queueKey))))
+        const now = yield* Clock.currentTimeMillis
+        if (now - lastCounted >= progressCountMillis) {
+          lastCounted = now
+          const taken = yield* Ref.get(done)
+          yield* context.reportProgress(taken / (taken + (yield* queue.remaining(queueKey))))
+        }
       })
 
     const worker = Effect.gen(function* () {
