@@ -99,17 +99,21 @@ const isText = (head: Uint8Array) => {
 export const detectContentType = (source: Source, name: string) =>
   Effect.gen(function* () {
     const head = yield* readPrefix(source, 8192)
+    // Office and OpenDocument packages are told by their members straight away: file-type would first inflate the
+    // package's [Content_Types].xml through web streams, which cost more than the rest of a small document's extraction.
+    const packaged = looksLikeZip(head) ? yield* zipPackageType(source) : undefined
+    if (packaged !== undefined && packaged !== mime.zip) return packaged
     const detected = yield* Effect.tryPromise({
       try: () => (source._tag === "File" ? fileTypeFromFile(source.path) : fileTypeFromBuffer(source.bytes)),
       catch: failedTo("cannot detect the content type")
     }).pipe(Effect.orElseSucceed(() => undefined))
     if (detected !== undefined) {
-      if (detected.mime === mime.zip) return yield* zipPackageType(source)
+      if (detected.mime === mime.zip) return packaged ?? (yield* zipPackageType(source))
       // file-type calls anything starting with `<?xml` XML, XHTML pages included.
       if (detected.mime === mime.xml) return sniffText(head) ?? mime.xml
       return renamed[detected.mime] ?? detected.mime
     }
-    if (looksLikeZip(head)) return yield* zipPackageType(source)
+    if (packaged !== undefined) return packaged
     const sniffed = sniffText(head)
     if (sniffed !== undefined) return sniffed
     const fromName = extensionType(name)

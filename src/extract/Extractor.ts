@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises"
+import { mkdtemp, rm } from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Clock, Deferred, Duration, Effect, Either, Option } from "effect"
@@ -26,7 +26,7 @@ import { ocrParser, tesseractInstalled } from "./ocr.ts"
 import { extractOffice } from "./office.ts"
 import { extractPdf } from "./pdf.ts"
 import { extractRtf } from "./rtf.ts"
-import { bytesSource, digestSource, fileSource, readAll, type Source, sourceSize } from "./Source.ts"
+import { digestSource, diskSource, readAll, type Source, sourceSize } from "./Source.ts"
 import { extractPlainText } from "./text.ts"
 
 /** The bytes of one embedded document, as `documents/src` serves them. */
@@ -60,8 +60,12 @@ interface Node extends EmbeddedInput {
 
 interface Family {
   readonly parser: Parser
-  /** Containers spend their time in their children, which have their own timeouts. */
-  readonly container: boolean
+  /**
+   * Whether the parser gets a timeout: only those that wait on asynchronous work can be stopped by one. Synchronous
+   * parsers (text, HTML, RTF) could not be interrupted anyway, and containers spend their time in their children,
+   * which have their own timeouts.
+   */
+  readonly timed: boolean
 }
 
 const officeTypes = new Set<string>([mime.docx, mime.xlsx, mime.pptx, mime.odt, mime.ods, mime.odp])
@@ -82,22 +86,22 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
     const ocr = ocrParser(tesseract, yield* Effect.cached(tesseractInstalled(tesseract)))
 
     const familyOf = (type: string): Family | undefined => {
-      if (type === mime.html || type === mime.xhtml) return { parser: extractHtml, container: false }
-      if (type === mime.rtf) return { parser: extractRtf, container: false }
-      if (isText(type)) return { parser: extractPlainText, container: false }
-      if (type === mime.pdf) return { parser: extractPdf, container: false }
-      if (officeTypes.has(type)) return { parser: extractOffice, container: false }
-      if (type === mime.email) return { parser: extractEmail, container: true }
-      if (type === mime.mbox) return { parser: extractMbox, container: true }
-      if (archiveTypes.has(type)) return { parser: extractArchive, container: true }
-      if (type.startsWith("image/")) return { parser: ocr, container: false }
+      if (type === mime.html || type === mime.xhtml) return { parser: extractHtml, timed: false }
+      if (type === mime.rtf) return { parser: extractRtf, timed: false }
+      if (isText(type)) return { parser: extractPlainText, timed: false }
+      if (type === mime.pdf) return { parser: extractPdf, timed: true }
+      if (officeTypes.has(type)) return { parser: extractOffice, timed: true }
+      if (type === mime.email) return { parser: extractEmail, timed: false }
+      if (type === mime.mbox) return { parser: extractMbox, timed: false }
+      if (archiveTypes.has(type)) return { parser: extractArchive, timed: false }
+      if (type.startsWith("image/")) return { parser: ocr, timed: true }
       return undefined
     }
 
     const parse = (run: Run, family: Family | undefined, source: Source, context: ParseContext) => {
       if (family === undefined) return Effect.succeed<Parsed>({ text: "" })
       const parsing = family.parser(source, context)
-      return family.container
+      return !family.timed
         ? parsing
         : parsing.pipe(
             Effect.timeoutFail({
@@ -177,13 +181,13 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
         }
       })
 
-    /** Most files need no temporary directory: it is made on first use and removed when the scope closes. */
-    const lazyTemporaryDirectory = Effect.gen(function* () {
+    /**
+     * Most files need no temporary directory: it is made on first use and removed with the file's extraction, through
+     * `Effect.ensuring` rather than a scope, which costs more than extracting a small text file takes.
+     */
+    const lazyTemporaryDirectory = () => {
       let dir: string | undefined
-      yield* Effect.addFinalizer(() =>
-        dir === undefined ? Effect.void : Effect.tryPromise(() => rm(dir ?? "", { recursive: true, force: true })).pipe(Effect.ignoreLogged)
-      )
-      return Effect.suspend(() =>
+      const get = Effect.suspend(() =>
         dir !== undefined
           ? Effect.succeed(dir)
           : Effect.tryPromise({
@@ -191,45 +195,32 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
               catch: (cause) => new ExtractionFailed({ reason: `no temporary directory: ${describe(cause)}` })
             }).pipe(Effect.tap((made) => Effect.sync(() => void (dir = made))))
       )
-    })
-
-    /** A small file is read once into memory: hashing, detection and parsing then cost no further reads. */
-    const rootSource = (file: string, size: number) =>
-      size > smallFileBytes
-        ? Effect.succeed(fileSource(file, size))
-        : Effect.tryPromise({
-            try: () => readFile(file),
-            catch: (cause) => new DocumentUnreadable({ path: file, reason: describe(cause) })
-          }).pipe(Effect.map((bytes) => bytesSource(bytes, file)))
+      const remove = Effect.suspend(() =>
+        dir === undefined ? Effect.void : Effect.tryPromise(() => rm(dir ?? "", { recursive: true, force: true })).pipe(Effect.ignoreLogged)
+      )
+      return { get, remove }
+    }
 
     const extractFile = (filePath: string, options: ExtractOptions, wanted?: Wanted) =>
       Effect.gen(function* () {
         const absolute = path.resolve(filePath)
-        const info = yield* Effect.tryPromise({
-          try: () => stat(absolute),
-          catch: (cause) => new DocumentUnreadable({ path: absolute, reason: describe(cause) })
-        })
-        if (!info.isFile()) return yield* new DocumentUnreadable({ path: absolute, reason: "not a regular file" })
+        // A small file is read once into memory: hashing, detection and parsing then cost no further reads.
+        const source = yield* diskSource(absolute, smallFileBytes).pipe(
+          Effect.mapError((error) => new DocumentUnreadable({ path: absolute, reason: error.reason }))
+        )
         const now = yield* Clock.currentTimeMillis
-        return yield* Effect.scoped(
-          Effect.gen(function* () {
-            const run: Run = {
-              options,
-              limits: { ...defaultLimits, ...options.limits },
-              path: absolute,
-              extractionDate: new Date(now).toISOString(),
-              budget: { bytes: 0, entries: 0 },
-              tempDir: yield* lazyTemporaryDirectory,
-              wanted
-            }
-            return yield* extractNode(run, {
-              source: yield* rootSource(absolute, info.size),
-              name: path.basename(absolute),
-              depth: 0,
-              parentId: undefined,
-              rootId: undefined
-            })
-          })
+        const tempDir = lazyTemporaryDirectory()
+        const run: Run = {
+          options,
+          limits: { ...defaultLimits, ...options.limits },
+          path: absolute,
+          extractionDate: new Date(now).toISOString(),
+          budget: { bytes: 0, entries: 0 },
+          tempDir: tempDir.get,
+          wanted
+        }
+        return yield* extractNode(run, { source, name: path.basename(absolute), depth: 0, parentId: undefined, rootId: undefined }).pipe(
+          Effect.ensuring(tempDir.remove)
         )
       })
 

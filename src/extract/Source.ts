@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto"
-import { createReadStream, createWriteStream } from "node:fs"
+import { closeSync, constants, createReadStream, createWriteStream, fstatSync, openSync, readSync } from "node:fs"
 import { open, rm } from "node:fs/promises"
 import * as path from "node:path"
 import { Readable, Transform } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { Effect } from "effect"
 import { contentDigests } from "./DocumentId.ts"
-import { ExtractionFailed, failedTo } from "./ExtractErrors.ts"
+import { describe, ExtractionFailed, failedTo } from "./ExtractErrors.ts"
 
 /** The bytes of a document: a file (roots, archive members spooled to disk) or a buffer (attachments). */
 export type Source =
@@ -21,6 +21,36 @@ export const sourceSize = (source: Source): number => (source._tag === "File" ? 
 
 export const openStream = (source: Source): Readable =>
   source._tag === "File" ? createReadStream(source.path) : Readable.from([source.bytes])
+
+/**
+ * A file on disk as a source: read whole into memory when it has at most `wholeUpTo` bytes, so that hashing,
+ * detection and parsing cost no further reads. The open, fstat and read are synchronous: a few microseconds each for
+ * a small file, where every call through the thread pool costs 25–50 µs of CPU in hand-offs, several times the
+ * reading itself (see docs/design-decisions.md). Anything but a regular file is refused.
+ */
+export const diskSource = (file: string, wholeUpTo: number): Effect.Effect<Source, ExtractionFailed> =>
+  Effect.try({
+    try: () => {
+      // Non-blocking, so that opening a FIFO does not wait for a writer before it is refused below.
+      const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+      try {
+        const stats = fstatSync(fd)
+        if (!stats.isFile()) return undefined
+        if (stats.size > wholeUpTo) return fileSource(file, stats.size)
+        const bytes = Buffer.allocUnsafe(stats.size)
+        let filled = 0
+        while (filled < stats.size) {
+          const count = readSync(fd, bytes, filled, stats.size - filled, filled)
+          if (count === 0) break
+          filled += count
+        }
+        return bytesSource(bytes.subarray(0, filled), file)
+      } finally {
+        closeSync(fd)
+      }
+    },
+    catch: (cause) => new ExtractionFailed({ reason: describe(cause) })
+  }).pipe(Effect.flatMap((source) => (source === undefined ? Effect.fail(new ExtractionFailed({ reason: "not a regular file" })) : Effect.succeed(source))))
 
 /** The first `length` bytes (fewer for a shorter document). */
 export const readPrefix = (source: Source, length: number): Effect.Effect<Uint8Array, ExtractionFailed> => {
@@ -53,15 +83,21 @@ export const readAll = (source: Source, cap: number): Effect.Effect<Uint8Array, 
     : readPrefix(source, cap)
 
 /** The digest that identifies the content in the project, and the project-free one of Duplicate records. */
-export const digestSource = (source: Source, project: string) =>
-  Effect.tryPromise({
+export const digestSource = (source: Source, project: string) => {
+  const digests = contentDigests(project)
+  // Bytes in memory are hashed at once: a stream over them costs far more than the hashing itself.
+  if (source._tag === "Bytes") {
+    digests.update(source.bytes)
+    return Effect.succeed(digests.finish())
+  }
+  return Effect.tryPromise({
     try: async () => {
-      const digests = contentDigests(project)
       for await (const chunk of openStream(source)) digests.update(chunk as Uint8Array)
       return digests.finish()
     },
     catch: failedTo("cannot read the content")
   })
+}
 
 export const tempPath = (dir: string) => path.join(dir, randomUUID())
 

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { convert, type HtmlToTextOptions } from "html-to-text"
+import { compile, type HtmlToTextOptions } from "html-to-text"
 import type { Parser } from "./Document.ts"
 import { failedTo } from "./ExtractErrors.ts"
 import { readAll } from "./Source.ts"
@@ -21,8 +21,11 @@ const options: HtmlToTextOptions = {
   ]
 }
 
+// Compiled once: `convert` compiles its options on every call, which costs more than converting a small page.
+const convert = compile(options)
+
 export const htmlToText = (html: string) =>
-  Effect.try({ try: () => convert(html, options), catch: failedTo("cannot convert the HTML") })
+  Effect.try({ try: () => convert(html), catch: failedTo("cannot convert the HTML") })
 
 const entities: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " }
 const unescape = (text: string) =>

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { extractText, getDocumentProxy, getMeta } from "unpdf"
+import { extractText, getMeta, getResolvedPDFJS } from "unpdf"
 import type { Parser } from "./Document.ts"
 import { describe, ExtractionFailed } from "./ExtractErrors.ts"
 import { documentMetadata } from "./Metadata.ts"
@@ -13,6 +13,17 @@ const pdfFailure = (cause: unknown) =>
         : `corrupt or unreadable PDF: ${describe(cause)}`
   })
 
+/**
+ * pdf.js's own getDocument with the options unpdf's getDocumentProxy gives it here: that helper first resolves
+ * pdfjs-dist's font files on every call, which fails (pdf.js comes bundled in unpdf) at ~0.3 ms of CPU a PDF.
+ * pdf.js takes ownership of the buffer it is given, so it gets a copy.
+ */
+const openPdf = (bytes: Uint8Array) =>
+  Effect.tryPromise({
+    try: async () => (await getResolvedPDFJS()).getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: true, verbosity: 0 }).promise,
+    catch: pdfFailure
+  })
+
 const text = (value: unknown) => (typeof value === "string" ? value : undefined)
 const date = (value: unknown) => (value instanceof Date ? value : undefined)
 
@@ -21,8 +32,7 @@ export const extractPdf: Parser = (source, context) =>
   Effect.gen(function* () {
     const bytes = yield* readAll(source, context.limits.maxFileBytes)
     return yield* Effect.acquireUseRelease(
-      // pdf.js takes ownership of the buffer it is given, so it gets a copy.
-      Effect.tryPromise({ try: () => getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false }), catch: pdfFailure }),
+      openPdf(bytes),
       (pdf) =>
         Effect.tryPromise({
           try: async () => {

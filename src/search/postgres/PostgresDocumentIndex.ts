@@ -5,7 +5,7 @@ import { firstOfEachId } from "../indexedDocuments.ts"
 import { postgresNamedEntities } from "./PostgresNamedEntities.ts"
 import { dirnameAncestors, indexedPrefix } from "./TextIndex.ts"
 
-/** Rows per INSERT: 22 parameters a row stays far below PostgreSQL's 65535 parameters a statement. */
+/** Rows per INSERT, and ids per lookup. */
 const maxRowsPerInsert = 500
 /** Characters of content per INSERT, so that one statement of long texts stays a reasonable message. */
 const maxContentPerInsert = 32 * 1024 * 1024
@@ -52,6 +52,41 @@ const toDocument = (row: DocumentRow): IndexedDocument => ({
   ...(row.extractionError === null ? {} : { extractionError: row.extractionError })
 })
 
+/** UTF-16 halves without their other half: PostgreSQL's JSON refuses them, as UTF-8 cannot encode them. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * The documents as one JSON array of rows for `json_to_recordset`: one parameter for a whole batch is far cheaper
+ * to build, send and parse than twenty-two a row. Lone surrogates become U+FFFD, as the driver's UTF-8 encoding
+ * of a parameter made them.
+ */
+const documentRows = (documents: ReadonlyArray<IndexedDocument>) =>
+  JSON.stringify(
+    documents.map((d) => ({
+      id: d.id,
+      root_id: d.rootDocument,
+      parent_id: d.parentDocument,
+      path: d.path,
+      dirname: d.dirname,
+      dirname_tree: dirnameAncestors(d.dirname),
+      content: d.content,
+      content_type: d.contentType,
+      content_length: d.contentLength,
+      content_text_length: d.contentTextLength,
+      content_encoding: d.contentEncoding,
+      language: d.language,
+      metadata: d.metadata,
+      extraction_date: d.extractionDate,
+      extraction_level: d.extractionLevel,
+      tags: d.tags,
+      ner_tags: d.nerTags,
+      status: d.status,
+      extraction_error: d.extractionError ?? null,
+      indexed: indexedPrefix(d.content)
+    })),
+    (_key, value: unknown) => (typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : value)
+  )
+
 /** Splits documents into INSERT-sized groups by row count and by content size. */
 const batches = (documents: ReadonlyArray<IndexedDocument>): ReadonlyArray<ReadonlyArray<IndexedDocument>> => {
   const groups: Array<Array<IndexedDocument>> = []
@@ -85,20 +120,19 @@ export const PostgresDocumentIndex = Layer.effect(
       extraction_date AS "extractionDate", extraction_level AS "extractionLevel", tags, ner_tags AS "nerTags", status,
       extraction_error AS "extractionError"`)
 
-    const valuesOf = (project: string, d: IndexedDocument) =>
-      sql`(${project}, ${d.id}, ${d.rootDocument}, ${d.parentDocument}, ${d.path}, ${d.dirname},
-        ${dirnameAncestors(d.dirname)}::text[], ${d.content}, ${d.contentType}, ${d.contentLength}, ${d.contentTextLength},
-        ${d.contentEncoding}, ${d.language}, ${JSON.stringify(d.metadata)}::jsonb, ${d.extractionDate}::timestamptz,
-        ${d.extractionLevel}, ${d.tags}::text[], ${d.nerTags}::text[], ${d.status}, ${d.extractionError ?? null},
-        to_tsvector('simple', ${indexedPrefix(d.content)}))`
-
     /** Inserts documents whose id is new; returns the ids actually inserted. */
     const insertDocuments = (project: string, documents: ReadonlyArray<IndexedDocument>) =>
       sql<{ id: string }>`
         INSERT INTO documents (project, id, root_id, parent_id, path, dirname, dirname_tree, content, content_type,
           content_length, content_text_length, content_encoding, language, metadata, extraction_date, extraction_level,
           tags, ner_tags, status, extraction_error, content_tsv)
-        VALUES ${sql.join(",", false)(documents.map((document) => valuesOf(project, document)))}
+        SELECT ${project}, id, root_id, parent_id, path, dirname, dirname_tree, content, content_type,
+          content_length, content_text_length, content_encoding, language, metadata, extraction_date, extraction_level,
+          tags, ner_tags, status, extraction_error, to_tsvector('simple', indexed)
+        FROM json_to_recordset(${documentRows(documents)}::json) AS r(id text, root_id text, parent_id text, path text,
+          dirname text, dirname_tree text[], content text, content_type text, content_length bigint,
+          content_text_length bigint, content_encoding text, language text, metadata jsonb, extraction_date timestamptz,
+          extraction_level integer, tags text[], ner_tags text[], status text, extraction_error text, indexed text)
         ON CONFLICT (project, id) DO NOTHING
         RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
