@@ -123,6 +123,22 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.effect("stores NULs and lone UTF-16 halves of an extracted text as U+FFFD, keeping its length", () =>
+        Effect.gen(function* () {
+          const project = "unstorable"
+          const file = yield* inWorkDir("unstorable.txt")
+          yield* Effect.promise(() => writeFile(file, "placeholder text"))
+          const [extracted] = yield* extract(project, file)
+          const content = "before\u0000middle\uD800after \uDC00end \uD83D\uDE00"
+          const document = { ...extracted!, content, metadata: { ...extracted!.metadata, tika_metadata_title: "a\u0000b" } }
+          expect(yield* withServer((index) => index.bulkIndex(project, [document]))).toEqual({ indexed: 1, duplicates: 0 })
+          const stored = Option.getOrThrow(yield* withServer((index) => index.get(project, document.id)))
+          expect(stored.content).toBe("before\uFFFDmiddle\uFFFDafter \uFFFDend \uD83D\uDE00")
+          expect(stored.content.length).toBe(content.length)
+          expect(stored.metadata.tika_metadata_title).toBe("a\uFFFDb")
+        })
+      )
+
       it.effect("creates an index once and writes many documents in batches", () =>
         Effect.gen(function* () {
           const project = "batches"

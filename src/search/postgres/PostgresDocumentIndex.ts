@@ -52,13 +52,16 @@ const toDocument = (row: DocumentRow): IndexedDocument => ({
   ...(row.extractionError === null ? {} : { extractionError: row.extractionError })
 })
 
-/** UTF-16 halves without their other half: PostgreSQL's JSON refuses them, as UTF-8 cannot encode them. */
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+/**
+ * Characters PostgreSQL text cannot hold: NUL, and UTF-16 halves without their other half (UTF-8 cannot encode
+ * them). Extracted texts may carry either (a NUL in an e-mail body, a PDF's broken text layer).
+ */
+const unstorable = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /**
  * The documents as one JSON array of rows for `json_to_recordset`: one parameter for a whole batch is far cheaper
- * to build, send and parse than twenty-two a row. Lone surrogates become U+FFFD, as the driver's UTF-8 encoding
- * of a parameter made them.
+ * to build, send and parse than twenty-two a row. Characters text cannot hold become U+FFFD, so that texts keep
+ * their length and the offsets into them stay right.
  */
 const documentRows = (documents: ReadonlyArray<IndexedDocument>) =>
   JSON.stringify(
@@ -84,7 +87,7 @@ const documentRows = (documents: ReadonlyArray<IndexedDocument>) =>
       extraction_error: d.extractionError ?? null,
       indexed: indexedPrefix(d.content)
     })),
-    (_key, value: unknown) => (typeof value === "string" ? value.replace(loneSurrogate, "\uFFFD") : value)
+    (_key, value: unknown) => (typeof value === "string" ? value.replace(unstorable, "\uFFFD") : value)
   )
 
 /** Splits documents into INSERT-sized groups by row count and by content size. */
