@@ -4,6 +4,7 @@ import type { Query, SearchRequest } from "./Ast.ts"
 import { type AggregationPart, aggregationParts } from "./Aggs.ts"
 import { compileQuery } from "./Compile.ts"
 import type { SearchRequestError } from "./Errors.ts"
+import { resolveField } from "./Fields.ts"
 import { highlightText } from "./Highlight.ts"
 import { type RecordRow, recordColumns, routingOf, sourceOf } from "./Records.ts"
 import { type SortKey, sortKeys } from "./Sort.ts"
@@ -18,23 +19,17 @@ import { filterSource, sourceMayInclude } from "./Source.ts"
 type Sql = Statement.Constructor
 
 /**
- * Columns aggregations read. `metadata`, `title` and `content_type_category` only when an aggregation reads
- * them: the view derives the last two per record, which is worth skipping over many matches.
+ * Columns `matched` keeps: where each record is, for the page, and the view columns the aggregated fields read
+ * (found in the SQL of their expressions). Only those: a narrow `matched` stays in memory and is read fast by every
+ * part of the statement, where all the view's columns made it spill to disk.
  */
-const matchedColumns = (aggregatedFields: ReadonlyArray<string>) => {
-  const reads = (test: (field: string) => boolean) => aggregatedFields.some(test)
-  return [
-    "project", "id", "type", "routing", "routed", "join_parent", "path", "dirname", "dirname_tree", "content_type",
-    "content_length", "content_text_length", "content_encoding", "language", "extraction_date", "extraction_level",
-    "tags", "ner_tags", "status", "parent_document", "root_document", "mention", "mention_norm",
-    "mention_norm_text_length", "category", "offsets", "extractor", "extractor_language", "is_hidden",
-    "parts_of_speech", "document_id",
-    ...(reads((field) => field.startsWith("metadata.")) ? ["metadata"] : []),
-    ...(reads((field) => field === "title" || field === "titleNorm") ? ["title"] : []),
-    ...(reads((field) => field.startsWith("contentTypeCategory")) ? ["content_type_category"] : [])
-  ]
-    .map((name) => `r.${name}`)
-    .join(", ")
+const matchedColumns = (sql: Sql, aggregatedFields: ReadonlyArray<string>) => {
+  const read = aggregatedFields.flatMap((name) => {
+    const field = resolveField(sql, name, "r")
+    const fragments = field.kind === "text" ? [field.tsvector, field.source] : field.kind === "unknown" ? [] : field.kind === "routing" ? [field.column, field.routed] : [field.column]
+    return fragments.flatMap((fragment) => [...sql`${fragment}`.compile()[0].matchAll(/\br\.([a-z_]+)/g)].map((match) => match[1]!))
+  })
+  return [...new Set(["project", "id", "path", ...read])].map((name) => `r.${name}`).join(", ")
 }
 
 const aggregatedFields = (request: SearchRequest) =>
@@ -94,7 +89,7 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
     const sortColumns = keys.map((key, index) => sql`${key.kind === "score" ? score : key.expression!} AS ${sql.literal(`s${index}`)}`)
     const rows = yield* sql<Record<string, unknown>>`
       WITH matched AS MATERIALIZED (
-        SELECT ${sql.literal(matchedColumns(aggregatedFields(request)))}, ${score} AS score${sortColumns.length === 0 ? sql`` : sql`, ${sql.csv(sortColumns)}`}
+        SELECT ${sql.literal(matchedColumns(sql, aggregatedFields(request)))}, ${score} AS score${sortColumns.length === 0 ? sql`` : sql`, ${sql.csv(sortColumns)}`}
         FROM search_records r WHERE ${scope.where}
       )
       SELECT ${totalCount(sql, request.trackTotalHits)} AS total,
