@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http"
 import type { Readable } from "node:stream"
 import { HttpApiSchema } from "@effect/platform"
 import { Context, Effect, ParseResult, Schema } from "effect"
+import { holdsNul, nulRefusal } from "../db/Nul.ts"
 
 /** The request being answered, provided to every handler. */
 export interface HttpRequestShape {
@@ -112,6 +113,7 @@ export const jsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
       try: (): unknown => JSON.parse(bytes.toString("utf8")),
       catch: () => new BadRequest({ message: "the request body is not valid JSON" })
     })
+    if (holdsNul(parsed)) return yield* new BadRequest({ message: nulRefusal })
     return yield* Schema.decodeUnknown(schema)(parsed).pipe(
       Effect.mapError((error) => new BadRequest({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
     )

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { Cause, Context, Effect, Exit, Runtime } from "effect"
 import { Settings } from "../config/Settings.ts"
+import { nulRefusal } from "../db/Nul.ts"
 import { BadRequest, HttpRequest, type HttpRequestShape, type HttpResponse, json, noHeaders, PayloadTooLarge, statusOf } from "./Http.ts"
 import { anonymousUser, type Authentication, Authenticator, CurrentUser } from "./middleware/Auth.ts"
 import { writeResponse } from "./middleware/Conventions.ts"
@@ -109,6 +110,8 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       if (mount !== undefined) return mount.handle(incoming, outgoing)
       const method = incoming.method ?? "GET"
       const write = (response: HttpResponse) => writeResponse(incoming, outgoing, response, settings.cors)
+      // A percent-encoded NUL in the path or the query would reach a statement, whose text cannot hold it.
+      if (url.includes("%00")) return write(errorBody(400, nulRefusal))
       const match = router.match(method, path)
       if (match._tag !== "Found") {
         return write(match._tag === "NotFound" ? errorBody(404, "Not found") : errorBody(405, `${method} is not allowed on ${path}`))

@@ -113,6 +113,28 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.effect("refuses NUL characters in bodies and URLs with a 400, as the database cannot store them", () =>
+        Effect.gen(function* () {
+          const refused = [
+            yield* request("/api/local-datashare/documents/tags/some-id", { method: "PUT", body: '["a\\u0000b"]' }),
+            yield* request("/api/local-datashare/notes/a/b", { method: "PUT", body: '{"note":"x\\u0000y","variant":"info"}' }),
+            yield* request("/api/users/me/history", { method: "PUT", body: '{"type":"SEARCH","projectIds":["local-datashare"],"name":"q","uri":"/?q=a","x\\u0000":1}' }),
+            yield* request("/api/local-datashare/notes/a%00b")
+          ]
+          for (const response of refused) {
+            expect(response.status).toBe(400)
+            expect(yield* bodyJson(response)).toEqual({ error: "NUL characters are not supported" })
+          }
+          const review = yield* request("/api/v1/projects/", {
+            method: "POST",
+            headers: { "Content-Type": "application/vnd.api+json" },
+            body: '{"data":{"type":"Project","attributes":{"name":"a\\u0000b"}}}'
+          })
+          expect(review.status).toBe(400)
+          expect(yield* bodyJson(review)).toEqual({ errors: [{ detail: "NUL characters are not supported", status: "400", source: { pointer: "/data" }, code: "parse_error" }] })
+        })
+      )
+
       it.effect("answers HEAD like GET without writing the body", () =>
         Effect.gen(function* () {
           const get = yield* request("/api/status")

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { holdsNul, nulRefusal } from "../../db/Nul.ts"
 import { HttpRequest } from "../Http.ts"
 import { badRequest, conflict, JsonApiError } from "./JsonApiError.ts"
 import { toSnake } from "./Names.ts"
@@ -53,6 +54,7 @@ export const readDocument = (type: string, urlId?: string) =>
       try: (): unknown => JSON.parse(bytes.toString("utf8")),
       catch: (error) => badRequest(`JSON parse error - ${error instanceof Error ? error.message : String(error)}`, "/data", "parse_error")
     })
+    if (holdsNul(parsed)) return yield* badRequest(nulRefusal, "/data", "parse_error")
     const data = isObject(parsed) ? parsed.data : undefined
     if (!isObject(data)) return yield* badRequest("Received document does not contain primary data")
     if (data.type !== type) {

@@ -1,5 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Layer } from "effect"
+import { holdsNul } from "../../db/Nul.ts"
 import { type BackendRequest, type BackendResponse, SearchBackend } from "../SearchBackend.ts"
 import { errorBody, illegalArgument, indexNotFound, parsingError, SearchRequestError, unsupported } from "./dsl/Errors.ts"
 import { type Field, resolveField } from "./dsl/Fields.ts"
@@ -14,16 +15,6 @@ import { filterSource } from "./dsl/Source.ts"
  * (search-dsl.md §5.1). Every refusal is an ES-shaped error answer; a database failure is logged and answered 500
  * without its details.
  */
-
-/** PostgreSQL text cannot hold NUL, so a request carrying one (in a key or a value) is refused up front. */
-const hasNul = (value: unknown): boolean =>
-  typeof value === "string"
-    ? value.includes("\0")
-    : Array.isArray(value)
-      ? value.some(hasNul)
-      : typeof value === "object" && value !== null
-        ? Object.entries(value).some(([key, child]) => key.includes("\0") || hasNul(child))
-        : false
 
 const ok = (body: unknown, status = 200): BackendResponse => ({ status, body })
 
@@ -53,7 +44,7 @@ const bodyOf = (request: BackendRequest) =>
     const source = request.query.get("source")
     if (source === null) return undefined
     const body = yield* Effect.try({ try: (): unknown => JSON.parse(source), catch: () => parsingError("the source parameter is not valid JSON") })
-    return hasNul(body) ? yield* illegalArgument("NUL characters are not supported by embedded engine") : body
+    return holdsNul(body) ? yield* illegalArgument("NUL characters are not supported by embedded engine") : body
   })
 
 export const PostgresSearchBackend = Layer.effect(
@@ -184,7 +175,7 @@ export const PostgresSearchBackend = Layer.effect(
 
     const handle = (request: BackendRequest) =>
       Effect.suspend(() =>
-        hasNul(request.body) || [...request.query.values()].some((value) => value.includes("\0")) || request.path.includes("\0")
+        holdsNul(request.body) || [...request.query.values()].some((value) => value.includes("\0")) || request.path.includes("\0")
           ? Effect.fail(illegalArgument("NUL characters are not supported by embedded engine"))
           : route(request)
       ).pipe(
