@@ -111,11 +111,16 @@ for (const database of databaseKinds) {
         })
       )
 
-      it.effect("refuses a form without name or csvFile (400) and 60 000 queries (413), accepts 59 999", () =>
+      it.effect("refuses a form without name or csvFile or with NUL characters (400) and 60 000 queries (413), accepts 59 999", () =>
         Effect.gen(function* () {
+          // The project's index must exist for the accepted batch search to run until it is stopped.
+          yield* corpus
           expect((yield* create({ description: "no name" }, "tanker\n")).status).toBe(400)
           expect((yield* create({ name: "no file" })).status).toBe(400)
           expect((yield* create({ name: "nothing left" }, "a\nb\n")).status).toBe(400)
+          const withNul = yield* create({ name: "binary" }, "tanker\nbank\u0000note\n")
+          expect(withNul.status).toBe(400)
+          expect(yield* bodyJson(withNul)).toEqual({ error: "NUL characters are not supported" })
           const lines = (count: number) => Array.from({ length: count }, (_, i) => `query number ${i}`).join("\n")
           expect((yield* create({ name: "too many" }, lines(60_000))).status).toBe(413)
           const accepted = yield* create({ name: "just enough" }, lines(59_999))

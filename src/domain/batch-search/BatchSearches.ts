@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Chunk, Clock, Effect, Metric, Option, Stream } from "effect"
+import { holdsNul, nulRefusal } from "../../db/Nul.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { BatchSearchJob } from "../../engine/kinds/BatchSearchJob.ts"
 import { projectFromName, toLegacyProject } from "../project/Project.ts"
@@ -92,6 +93,7 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
     ) {
       if (options.name === undefined || options.name.trim() === "") return yield* new InvalidBatchSearch({ reason: "name is required" })
       if (projects.length === 0) return yield* new InvalidBatchSearch({ reason: "at least one project is required" })
+      if (holdsNul([options, candidates])) return yield* new InvalidBatchSearch({ reason: nulRefusal })
       const queries = usableQueries(candidates)
       if (queries.length >= maxQueries) return yield* new TooManyQueries({ count: queries.length, limit: maxQueries })
       if (queries.length === 0) return yield* new InvalidBatchSearch({ reason: "the batch search holds no query of two characters or more" })
