@@ -25,13 +25,17 @@ describe("the web page and its assets", () => {
       })
     )
 
-    it.effect("answers 404 for assets that do not exist and for names that would leave the assets folder", () =>
+    it.effect("answers 404 for assets that do not exist and for names that would leave the assets folder, 400 for a NUL", () =>
       Effect.gen(function* () {
-        for (const target of ["/assets/missing-0000.js", "/assets/..%2Findex.html", "/assets/.hidden.js", "/assets/index.html%00.js"]) {
+        for (const target of ["/assets/missing-0000.js", "/assets/..%2Findex.html", "/assets/.hidden.js"]) {
           const answer = yield* request(target)
           expect(answer.status, target).toBe(404)
           expect(answer.headers.get("cache-control"), target).toBeNull()
         }
+        // A NUL is refused before any route, as in every URL.
+        const nul = yield* request("/assets/index.html%00.js")
+        expect(nul.status).toBe(400)
+        expect(nul.headers.get("cache-control")).toBeNull()
       })
     )
   })
