@@ -1,8 +1,6 @@
 import type { Headers } from "@effect/platform"
 import { Effect } from "effect"
-import { requireGranted } from "../domain/project/Access.ts"
 import type { ProjectEditor } from "../domain/project/Projects.ts"
-import { projectCaller } from "../http/legacy/ProjectCaller.ts"
 import { CurrentUser, type CurrentUserShape } from "../http/middleware/Auth.ts"
 
 export { requireWritableProject } from "../http/legacy/IndexTaskHttp.ts"
@@ -25,7 +23,7 @@ export interface RpcCallers {
   readonly callerOf: CallerOf
   /**
    * Runs `effect` as the request's caller: it sees the caller as `CurrentUser`, as an HTTP handler does, so the
-   * HTTP API's access helpers (`projectCaller`, `requireWritableProject`, `requireReadableProject`) apply unchanged.
+   * HTTP API's access helpers (`projectCaller`, `requireWritableProject`) apply unchanged.
    */
   readonly asCaller: <A, E, R>(headers: Headers.Headers, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, CurrentUser>>
   /** The caller with its granted projects read, for the services that take a `ProjectEditor`. */
@@ -40,7 +38,4 @@ export const makeRpcCallers = (userOf: (headers: Headers.Headers) => Effect.Effe
       Effect.map(current.grantedProjects, (grantedProjects) => ({ current, editor: { login: current.user.id, grantedProjects, isAdmin: current.isAdmin } }))
     ).pipe(Effect.orDie)
 })
-
-/** Fails with ProjectForbidden (403 on HTTP) unless the caller may read `project`. */
-export const requireReadableProject = (project: string) => Effect.flatMap(projectCaller, (caller) => requireGranted(project, caller))
 

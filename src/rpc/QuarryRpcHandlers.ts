@@ -23,5 +23,5 @@ export const quarryRpcHandlers = (callers: RpcCallers) =>
     projectRpcHandlers(callers),
     userRpcHandlers(callers),
     reviewRpcHandlers(callers),
-    reviewBridgeRpcHandlers(callers.callerOf)
+    reviewBridgeRpcHandlers(callers)
   )

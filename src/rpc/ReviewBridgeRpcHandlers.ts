@@ -1,20 +1,29 @@
 import type { Headers } from "@effect/platform"
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Settings } from "../config/Settings.ts"
-import { bridgeCallerOf } from "../domain/review-bridge/BridgeCaller.ts"
+import { Settings } from "../config/Settings.ts"
+import type { BridgeCaller } from "../domain/review-bridge/ReviewBridge.ts"
+import { ReviewBridgeForbidden } from "../domain/review-bridge/ReviewBridgeErrors.ts"
 import { ReviewBridges } from "../domain/review-bridge/ReviewBridges.ts"
+import { findReviewUser } from "../domain/review/ReviewUser.ts"
+import type { RpcCallers } from "./Caller.ts"
 import { ReviewBridgeRpcs } from "./ReviewBridgeRpcs.ts"
-import type { CallerOf } from "./TaskRpcHandlers.ts"
 
 /** The review bridge RPCs over the ReviewBridges service; database failures are defects. */
-export const reviewBridgeRpcHandlers = (callerOf: CallerOf) =>
+export const reviewBridgeRpcHandlers = (callers: RpcCallers) =>
   ReviewBridgeRpcs.toLayer(
     Effect.gen(function* () {
       const bridges = yield* ReviewBridges
-      const context = yield* Effect.context<Settings | SqlClient.SqlClient>()
-      // The endpoint knows the caller's login; rights are read again from the users table, as the HTTP API has them.
-      const callerFrom = (headers: Headers.Headers) => Effect.flatMap(callerOf(headers), bridgeCallerOf).pipe(Effect.provide(context))
+      const settings = yield* Settings
+      const sql = yield* SqlClient.SqlClient
+      // The endpoint's authenticated caller, with its review user as the review API reads it: staff when an administrator.
+      const callerFrom = (headers: Headers.Headers) =>
+        Effect.gen(function* () {
+          const { current, editor } = yield* callers.caller(headers)
+          const user = yield* findReviewUser(editor.login, settings.mode !== "SERVER")
+          if (user === undefined) return yield* new ReviewBridgeForbidden({ reason: `unknown user ${editor.login}` })
+          return { login: editor.login, userId: user.id, isStaff: user.isStaff || current.isAdmin, grantedProjects: editor.grantedProjects } satisfies BridgeCaller
+        }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
       return {
         taskFromBatchSearch: (request, { headers }) =>
           Effect.flatMap(callerFrom(headers), (caller) => bridges.fromBatchSearch(caller, request)).pipe(Effect.catchTag("SqlError", Effect.die)),

@@ -3,7 +3,6 @@ import { Tasks } from "../domain/task/Tasks.ts"
 import type { CallerOf } from "./Caller.ts"
 import { TaskRpcs } from "./TaskRpcs.ts"
 
-export type { CallerOf } from "./Caller.ts"
 
 /** The task RPCs over the Tasks service; database failures are defects (the client sees a defect response). */
 export const taskRpcHandlers = (callerOf: CallerOf) =>

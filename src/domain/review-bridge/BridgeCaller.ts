@@ -7,7 +7,7 @@ import type { BridgeCaller } from "./ReviewBridge.ts"
 import { ReviewBridgeForbidden } from "./ReviewBridgeErrors.ts"
 
 /**
- * The caller behind a login, for the RPC procedures and the command line, with the rights the HTTP API would
+ * The caller behind a login, for the command line, with the rights the HTTP API would
  * give them: in LOCAL mode the default user is staff with every project (as the local authenticator has it);
  * otherwise the user's row says it, projects from its details, staff from the admin role.
  */

@@ -48,7 +48,7 @@ export const anonymousUser: CurrentUserShape = {
 }
 
 /** LOCAL mode's only user: `defaultUserName`, an administrator granted `defaultProject` and every stored project. */
-export const localCurrentUser = (settings: SettingsShape, sql: SqlClient.SqlClient): CurrentUserShape => {
+const localCurrentUser = (settings: SettingsShape, sql: SqlClient.SqlClient): CurrentUserShape => {
   const login = settings.defaultUserName
   const details = { uid: login, groups_by_applications: { [applicationName]: [settings.defaultProject] } }
   return {
