@@ -29,6 +29,17 @@ const readerOf = (content: EntryContent) =>
   content._tag === "Bytes" ? new Uint8ArrayReader(content.bytes) : (Readable.toWeb(fs.createReadStream(content.path)) as ReadableStream<Uint8Array>)
 
 /**
+ * Destroys the stream and waits until its file is closed. The file is opened asynchronously: removing it before
+ * the stream has closed could run before the open and leave the file behind.
+ */
+const closed = (stream: fs.WriteStream) =>
+  Effect.async<void>((resume) => {
+    if (stream.closed) return resume(Effect.void)
+    stream.once("close", () => resume(Effect.void))
+    stream.destroy()
+  })
+
+/**
  * A zip written under a temporary name next to `file`, its entries AES-256 encrypted when a password is given.
  * Unless `finish` succeeded, closing the scope (a stop, a failure) deletes the temporary file: no half-written
  * archive is ever left under the final name.
@@ -40,9 +51,7 @@ export const openZipArchive = (file: string, password: string | null): Effect.Ef
     const output = yield* Effect.acquireRelease(
       Effect.try({ try: () => fs.createWriteStream(partial), catch: failure(file) }),
       (stream) =>
-        Effect.sync(() => stream.destroy()).pipe(
-          Effect.zipRight(complete ? Effect.void : Effect.promise(() => fs.promises.rm(partial, { force: true })))
-        )
+        closed(stream).pipe(Effect.zipRight(complete ? Effect.void : Effect.promise(() => fs.promises.rm(partial, { force: true }))))
     )
     const writer = new ZipWriter(Writable.toWeb(output), password === null ? {} : { password, encryptionStrength: 3 })
 

@@ -84,4 +84,28 @@ describe("zip archives", () => {
       expect(fs.existsSync(partialFile(zip))).toBe(false)
     })
   )
+
+  // The temporary file is opened asynchronously: a stop that comes before the open completes must still remove it.
+  it.live("an archive stopped right after it is opened leaves no file, however soon the stop comes (50 tries)", () =>
+    Effect.gen(function* () {
+      const left: Array<string> = []
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const zip = path.join(dir, `archive_test_stopped_early_${attempt}.zip`)
+        const opened = yield* Effect.makeLatch(false)
+        const writing = yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* openZipArchive(zip, null)
+            yield* opened.open
+            yield* Effect.never
+          })
+        ).pipe(Effect.fork)
+        yield* opened.await
+        yield* Fiber.interrupt(writing)
+        // Long enough for an open still pending at the interruption to complete.
+        yield* Effect.sleep("5 millis")
+        if (fs.existsSync(partialFile(zip))) left.push(zip)
+      }
+      expect(left).toEqual([])
+    })
+  )
 })
