@@ -1,7 +1,8 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Metric } from "effect"
 import { holdsNul } from "../../db/Nul.ts"
 import { type BackendRequest, type BackendResponse, SearchBackend } from "../SearchBackend.ts"
+import { answerCacheHits, answerKey, type IndexGeneration, makeAnswerCache } from "./AnswerCache.ts"
 import { errorBody, illegalArgument, indexNotFound, parsingError, SearchRequestError, unsupported } from "./dsl/Errors.ts"
 import { type Field, resolveField } from "./dsl/Fields.ts"
 import { parseCountRequest, parseSearchRequest, sourceFilterOfUrl } from "./dsl/ParseRequest.ts"
@@ -47,29 +48,50 @@ const bodyOf = (request: BackendRequest) =>
     return holdsNul(body) ? yield* illegalArgument("NUL characters are not supported by embedded engine") : body
   })
 
-export const PostgresSearchBackend = Layer.effect(
+/** What the answer cache may hold by default: some thousands of result pages with their facets. */
+const defaultAnswerCacheBytes = 64 * 1024 * 1024
+
+/** The embedded engine, with an answer cache of `answerCacheBytes` (0: none). */
+export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.effect(
   SearchBackend,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const answers = makeAnswerCache(answerCacheBytes)
 
-    /** The indices of a comma-separated list; the first unknown one is a 404. */
+    /**
+     * The indices of a comma-separated list, each with its generation; the first unknown one is a 404. Read before
+     * the search runs, a generation is never newer than what the search then sees.
+     */
     const existingIndices = (list: string) =>
       Effect.gen(function* () {
         const names = [...new Set(list.split(",").map((name) => name.trim()))]
         if (names.some((name) => name === "" || name.includes("*"))) return yield* unsupported(`index pattern ${list}`)
-        const rows = yield* sql<{ project: string }>`SELECT project FROM document_indices WHERE project IN ${sql.in(names)}`
-        const found = new Set(rows.map((row) => row.project))
-        const missing = names.find((name) => !found.has(name))
+        const rows = yield* sql<IndexGeneration>`SELECT project, generation::text AS generation FROM document_indices WHERE project IN ${sql.in(names)}`
+        const generations = new Map(rows.map((row) => [row.project, row]))
+        const missing = names.find((name) => !generations.has(name))
         if (missing !== undefined) return yield* indexNotFound(missing)
-        return names
+        return names.map((name) => generations.get(name)!)
       })
 
-    const search = (indices: ReadonlyArray<string>, request: BackendRequest) =>
+    /** The cached answer of a request, or its answer computed and kept; `took` is always this request's time. */
+    const cached = <E>(kind: string, indices: ReadonlyArray<IndexGeneration>, body: unknown, query: URLSearchParams, answer: Effect.Effect<Record<string, unknown>, E>) =>
+      Effect.suspend(() => {
+        const started = Date.now()
+        const key = answerKey(kind, indices, body, query)
+        const hit = key === undefined ? undefined : answers.get(key)
+        if (hit !== undefined) {
+          return Effect.as(Metric.increment(answerCacheHits), "took" in hit ? { ...hit, took: Date.now() - started } : hit)
+        }
+        return Effect.tap(answer, (computed) => Effect.sync(() => key !== undefined && answers.set(key, computed)))
+      })
+
+    const search = (indices: ReadonlyArray<IndexGeneration>, request: BackendRequest) =>
       Effect.flatMap(bodyOf(request), (body) => {
         const scroll = request.query.get("scroll")
+        const names = indices.map((index) => index.project)
         return scroll === null
-          ? Effect.flatMap(parseSearchRequest(body, request.query), (parsed) => runSearch(sql, indices, parsed))
-          : openScroll(sql, indices, body, request.query, scroll)
+          ? cached("search", indices, body, request.query, Effect.flatMap(parseSearchRequest(body, request.query), (parsed) => runSearch(sql, names, parsed)))
+          : openScroll(sql, names, body, request.query, scroll)
       })
 
     /** `_search/scroll`: the id and keep-alive from the body, the URL parameters, or the id as the last segment. */
@@ -84,7 +106,7 @@ export const PostgresSearchBackend = Layer.effect(
         return yield* continueScroll(sql, id, keepAlive)
       })
 
-    const asyncSearch = (indices: ReadonlyArray<string>, request: BackendRequest) =>
+    const asyncSearch = (indices: ReadonlyArray<IndexGeneration>, request: BackendRequest) =>
       Effect.map(search(indices, request), (response) => {
         const now = Date.now()
         return {
@@ -97,8 +119,10 @@ export const PostgresSearchBackend = Layer.effect(
         }
       })
 
-    const count = (indices: ReadonlyArray<string>, request: BackendRequest) =>
-      Effect.flatMap(bodyOf(request), (body) => Effect.flatMap(parseCountRequest(body, request.query), (query) => runCount(sql, indices, query)))
+    const count = (indices: ReadonlyArray<IndexGeneration>, request: BackendRequest) =>
+      Effect.flatMap(bodyOf(request), (body) =>
+        cached("count", indices, body, request.query, Effect.flatMap(parseCountRequest(body, request.query), (query) => runCount(sql, indices.map((index) => index.project), query)))
+      )
 
     /** The index has one shard, so, as in ES then, a `routing` parameter does not change which record is found. */
     const record = (index: string, id: string) =>
@@ -134,9 +158,9 @@ export const PostgresSearchBackend = Layer.effect(
         return ok(filter === false ? {} : filterSource(sourceOf(row), filter))
       })
 
-    const fieldMapping = (indices: ReadonlyArray<string>, fields: string) =>
+    const fieldMapping = (indices: ReadonlyArray<IndexGeneration>, fields: string) =>
       Object.fromEntries(
-        indices.map((index) => {
+        indices.map(({ project: index }) => {
           const mappings = Object.fromEntries(
             fields.split(",").flatMap((name) => {
               const type = mappingType(resolveField(sql, name, "r"))
@@ -165,7 +189,8 @@ export const PostgresSearchBackend = Layer.effect(
         if (second === "_async_search" && segments.length === 2) return ok(yield* asyncSearch(indices, request))
         if (request.method === "GET" && (second === "_doc" || second === "_source") && third !== undefined && segments.length === 3) {
           if (indices.length !== 1) return yield* illegalArgument(`${second} needs one index, got [${first}]`)
-          return second === "_doc" ? yield* getDocument(indices[0]!, third, request.query) : yield* getSource(indices[0]!, third, request.query)
+          const index = indices[0]!.project
+          return second === "_doc" ? yield* getDocument(index, third, request.query) : yield* getSource(index, third, request.query)
         }
         if (request.method === "GET" && second === "_mapping" && third === "field" && fourth !== undefined && segments.length === 4) {
           return ok(fieldMapping(indices, fourth))
@@ -199,3 +224,5 @@ export const PostgresSearchBackend = Layer.effect(
     return SearchBackend.of({ handle })
   })
 )
+
+export const PostgresSearchBackend = makePostgresSearchBackend(defaultAnswerCacheBytes)
