@@ -3,6 +3,7 @@ import { DocumentRpcs } from "./DocumentRpcs.ts"
 import { IngestRpcs } from "./IngestRpcs.ts"
 import { NamedEntityRpcs } from "./NamedEntityRpcs.ts"
 import { ProjectRpcs } from "./ProjectRpcs.ts"
+import { RefuseNul } from "./RefuseNul.ts"
 import { ReviewBridgeRpcs } from "./ReviewBridgeRpcs.ts"
 import { ReviewRpcs } from "./ReviewRpcs.ts"
 import { SearchRpcs } from "./SearchRpcs.ts"
@@ -11,7 +12,7 @@ import { UserRpcs } from "./UserRpcs.ts"
 
 /**
  * Every RPC group, served as one at `/rpc` and typed by `src/rpc/client.ts`. A new group is added here (its
- * contract) and in `quarryRpcHandlers` (its handlers).
+ * contract) and in `quarryRpcHandlers` (its handlers). Any procedure may fail with `InvalidPayload` (RefuseNul).
  */
 export class QuarryRpcs extends TaskRpcs.merge(
   IngestRpcs,
@@ -23,7 +24,7 @@ export class QuarryRpcs extends TaskRpcs.merge(
   UserRpcs,
   ReviewRpcs,
   ReviewBridgeRpcs
-) {}
+).middleware(RefuseNul) {}
 
 /**
  * Where each transport is served: HTTP with NDJSON (`/rpc`) or MessagePack (`/rpc/msgpack`) serialisation, and

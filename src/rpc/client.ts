@@ -30,6 +30,7 @@ import { WebSocket } from "ws"
 import { QuarryRpcs, rpcPaths } from "./QuarryRpcs.ts"
 
 export { QuarryRpcs } from "./QuarryRpcs.ts"
+export { InvalidPayload } from "./RefuseNul.ts"
 
 /** How the client signs in: as on the HTTP API. In LOCAL mode no credentials are needed. */
 export type Credentials =

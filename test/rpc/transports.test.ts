@@ -6,6 +6,7 @@ import { SleepJob } from "../../src/engine/kinds/SleepJob.ts"
 import { ServerEngine, taskServerLayer } from "../engine/server.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { makeQuarryClient } from "../../src/rpc/client.ts"
+import { InvalidPayload } from "../../src/rpc/RefuseNul.ts"
 import { request, TestServer, testServerLayer } from "../helpers/server.ts"
 import { eventually, openSubscriptions, quarryClient, transports } from "./client.ts"
 
@@ -27,6 +28,18 @@ for (const database of databaseKinds) {
             expect(missing).toMatchObject({ _tag: "TaskNotFound", task: "missing" })
             const updates = yield* client.watchTasks({ id: task.id }).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
             expect(updates.at(-1)).toMatchObject({ id: task.id, state: "DONE", result: 5 })
+          })
+        )
+
+        it.scoped(`${transport}: a payload holding a NUL character fails with InvalidPayload before any handler runs`, () =>
+          Effect.gen(function* () {
+            const client = yield* quarryClient(transport)
+            const refused = yield* client.getTask({ id: "task\0id" }).pipe(Effect.flip)
+            expect(refused).toBeInstanceOf(InvalidPayload)
+            expect(refused.message).toContain("NUL characters are not supported")
+            const streamed = yield* client.watchTasks({ id: "task\0id" }).pipe(Stream.runDrain, Effect.flip)
+            expect(streamed).toBeInstanceOf(InvalidPayload)
+            expect(yield* client.getTask({ id: "task-id" }).pipe(Effect.flip)).toBeInstanceOf(TaskNotFound)
           })
         )
 
