@@ -86,6 +86,10 @@ for (const database of databaseKinds) {
           const third = yield* fromBatchSearch(setup.admin, fromBatchSearchDocument(setup, uuid, {}, task))
           expect(third.body.meta).toEqual({ records: 0, skipped: hits.length })
           expect((yield* taskRecords(task)).length).toBe(hits.length)
+          const { data: newTask } = fromBatchSearchDocument(setup, uuid, { name: "Renamed" })
+          const conflicting = yield* fromBatchSearch(setup.admin, { data: { ...newTask, id: String(task) } })
+          expect(conflicting.status).toBe(400)
+          expect(JSON.stringify(conflicting.body.errors)).toContain("name, project, choiceGroup, checkers describe a new task")
 
           const capped = yield* fromBatchSearch(setup.admin, fromBatchSearchDocument(setup, uuid, { maxHitsPerQuery: 1 }))
           expect(capped.status).toBe(201)

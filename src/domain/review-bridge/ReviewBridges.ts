@@ -68,6 +68,14 @@ export class ReviewBridges extends Effect.Service<ReviewBridges>()("quarry/Revie
         newTask = yield* checkNewTask(request, search.name, caller.userId).pipe(Effect.provideService(ReviewBridgeRepo, repo))
         reviewProjectId = newTask.projectId
       } else {
+        // The fields of a new task would be ignored by an existing one: refused, rather than silently dropped.
+        const newTaskFields = [
+          ...(["name", "project", "choiceGroup", "rounds"] as const).filter((field) => request[field] !== undefined),
+          ...((request.checkers ?? []).length > 0 ? ["checkers"] : [])
+        ]
+        if (newTaskFields.length > 0) {
+          return yield* invalid(newTaskFields[0]!, `${newTaskFields.join(", ")} describe a new task: leave them out to add records to task ${request.task}`)
+        }
         const task = yield* repo.taskProject(request.task)
         if (Option.isNone(task)) return yield* new ReviewBridgeNotFound({ field: "task", reason: `no review task ${request.task}` })
         reviewProjectId = task.value.projectId

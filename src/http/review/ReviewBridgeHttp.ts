@@ -40,7 +40,8 @@ const stringList = (name: string, value: unknown) =>
 /**
  * `POST /tasks/from-batch-search/`: a Task document whose attributes name the batch search and the options, and
  * whose relationships give the new task's project, choice group and checkers; with an `id`, the hits go to that
- * existing task instead. Answers the task (201 when created) with what was added in `meta`.
+ * existing task instead, and new-task fields are refused. Answers the task (201 when created) with what was added
+ * in `meta`.
  */
 const fromBatchSearch = Effect.gen(function* () {
   const context = yield* staffContext
