@@ -6,7 +6,7 @@ import { Effect } from "effect"
  * No Elasticsearch can run on these machines: this loopback server answers the part of the Elasticsearch 7.17 REST
  * protocol Quarry uses, with the status codes, headers and body shapes a real cluster gives (recorded from one):
  * the product header, index creation and existence, `_bulk` NDJSON with per-item results (409 for a create of an
- * existing id; partial `update`s), `_update_by_query` with simple assignment scripts, realtime gets and `_mget` with routing, `_count`, `_search`, and the error bodies of a missing index,
+ * existing id; partial `update`s), `_update_by_query` with simple assignment scripts, realtime gets and `_mget` with routing, `_count`, `_search` (a `content` highlight included), and the error bodies of a missing index,
  * an unparsable query, an existing index, missing credentials and a media type versioned for Elasticsearch 8
  * (406). It records every request it receives.
  */
@@ -190,6 +190,28 @@ const docView = (index: string, id: string, record: StoredRecord | undefined, in
   }
 }
 
+/** The words of the request's `query_string` clauses, wherever they are nested. */
+const queryStringWords = (clause: unknown): ReadonlyArray<string> => {
+  if (typeof clause !== "object" || clause === null) return []
+  const queryString = (clause as Clause)["query_string"] as { query?: unknown } | undefined
+  const own = typeof queryString?.query === "string" ? queryString.query.match(/[\p{L}\p{N}]+/gu) ?? [] : []
+  return [...own, ...Object.values(clause).flatMap(queryStringWords)]
+}
+
+/**
+ * A highlight of `content` as the cluster gives it when the request asks for one: the text's first
+ * `fragment_size` characters (the fake does not pick passages) with the query's words in `<em>` tags; no entry when
+ * the content is missing.
+ */
+const contentHighlight = (source: Record<string, unknown>, body: Record<string, unknown>) => {
+  const field = ((body["highlight"] as { fields?: Record<string, { fragment_size?: number }> } | undefined)?.fields ?? {})["content"]
+  const content = source["content"]
+  if (field === undefined || typeof content !== "string") return {}
+  const words = new Set(queryStringWords(body["query"]).map((word) => word.toLowerCase()))
+  const fragment = content.slice(0, field.fragment_size ?? 100).replace(/[\p{L}\p{N}]+/gu, (word) => (words.has(word.toLowerCase()) ? `<em>${word}</em>` : word))
+  return { highlight: { content: [fragment] } }
+}
+
 const isDocument = (record: StoredRecord) => record.source["type"] === "Document"
 
 const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
@@ -245,7 +267,8 @@ const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
         _id: id,
         _score: 1,
         ...(record.routing === undefined ? {} : { _routing: record.routing }),
-        _source: record.source
+        _source: record.source,
+        ...contentHighlight(record.source, json())
       }))
     return {
       status: 200,
