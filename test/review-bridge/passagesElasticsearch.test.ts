@@ -1,36 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { bestPassages } from "../../src/domain/review-bridge/Passages.ts"
-import { DocumentIndex, type IndexedDocument } from "../../src/search/DocumentIndex.ts"
+import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
 import { elasticsearchLayers } from "../../src/search/elasticsearch/Layer.ts"
 import { SearchBackend } from "../../src/search/SearchBackend.ts"
+import { textDocument } from "../helpers/marks.ts"
 import { fakeElasticsearch } from "../search/elasticsearch/fakeElasticsearch.ts"
 
 const project = "local-datashare"
 
-const documentNumber = (number: number): IndexedDocument => {
-  const id = String(number).padStart(96, "0")
-  const content = `Offshore company ${number} signed the contract.`
-  return {
-    id,
-    path: `/data/${number}.txt`,
-    dirname: "/data",
-    content,
-    contentLength: content.length,
-    contentTextLength: content.length,
-    contentType: "text/plain",
-    contentEncoding: "UTF-8",
-    language: "ENGLISH",
-    metadata: {},
-    extractionDate: "2026-11-24T01:00:00.000Z",
-    extractionLevel: 0,
-    parentDocument: null,
-    rootDocument: id,
-    tags: [],
-    nerTags: [],
-    status: "INDEXED"
-  }
-}
+const documentNumber = (number: number) =>
+  textDocument(String(number).padStart(96, "0"), `/data/${number}.txt`, `Offshore company ${number} signed the contract.`)
 
 /** Runs `use` with 600 documents indexed in the fake cluster and only the passage requests recorded. */
 const withCluster = <A, E>(use: (fake: Effect.Effect.Success<typeof fakeElasticsearch>, ids: ReadonlyArray<string>) => Effect.Effect<A, E, SearchBackend>) =>
