@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Metric } from "effect"
+import { Clock, Deferred, Effect, Fiber, Metric } from "effect"
 import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
 import { answerCacheHits } from "../../src/search/postgres/AnswerCache.ts"
+import { eventually } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { corpusLayer, documents, otherProject, project, search, send } from "./dsl/corpus.ts"
 
@@ -62,6 +63,39 @@ for (const database of databaseKinds) {
           expect(yield* countOf(`${otherProject}/_count`)).toBe(0)
         })
       )
+
+      // Holding a lock while the search runs needs a second connection, which the embedded database does not have.
+      // The test runs on the real clock, as `eventually` polls and the TestClock does not move by itself.
+      if (database === "postgres") {
+        it.effect("identical searches that come while one runs wait for its answer instead of running their own (a lock holds the first)", () =>
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const body = { query: { match: { content: "fox" } }, size: 3, aggs: { types: { terms: { field: "contentType" } } } }
+            const locked = yield* Deferred.make<void>()
+            const release = yield* Deferred.make<void>()
+            const holder = yield* sql
+              .withTransaction(Effect.gen(function* () {
+                yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
+                yield* Deferred.succeed(locked, undefined)
+                yield* Deferred.await(release)
+              }))
+              .pipe(Effect.fork)
+            yield* Deferred.await(locked)
+            const before = (yield* Metric.value(answerCacheHits)).count
+            const searches = yield* Effect.all(Array.from({ length: 8 }, () => search(body)), { concurrency: "unbounded" }).pipe(Effect.fork)
+            // Seven requests join the first while its statement waits for the lock: one statement waits, not eight.
+            yield* eventually(Metric.value(answerCacheHits), (hits) => hits.count - before === 7)
+            const waiting = yield* sql<{ statements: number }>`
+              SELECT count(*)::int AS statements FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`
+            expect(waiting[0]!.statements).toBe(1)
+            yield* Deferred.succeed(release, undefined)
+            yield* Fiber.join(holder)
+            const answers = yield* Fiber.join(searches)
+            expect(answers[0]!.hits.hits.length).toBeGreaterThan(0)
+            for (const answer of answers) expect({ ...answer, took: 0 }).toEqual({ ...answers[0]!, took: 0 })
+          }).pipe(Effect.withClock(Clock.make()))
+        )
+      }
 
       it.effect("a search whose date math reads the clock is answered afresh every time", () =>
         Effect.gen(function* () {

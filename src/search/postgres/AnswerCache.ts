@@ -2,14 +2,14 @@ import { Metric } from "effect"
 
 /**
  * The embedded engine's answer cache, its counterpart of Elasticsearch's request cache: the answers of recent
- * searches and counts, kept as JSON text (a hit hands out a fresh copy nobody else holds) within a byte budget,
- * least recently used first out. A key names the generation of every index the request reads (migration 0060), so
- * any change to their records makes the old answers unreachable; they age out of the budget.
+ * searches and counts, kept as JSON text (each reader parses its own copy) within a byte budget, least recently
+ * used first out. A key names the generation of every index the request reads (migration 0060), so any change to
+ * their records makes the old answers unreachable; they age out of the budget.
  */
 
 /** Served from the cache, so that operators (and tests) see how often a repeated search skips the database. */
 export const answerCacheHits = Metric.counter("quarry_search_answer_cache_hits", {
-  description: "searches and counts of the embedded engine answered from its answer cache",
+  description: "searches and counts of the embedded engine answered from its answer cache or by an identical one already running",
   incremental: true
 })
 
@@ -31,8 +31,9 @@ export const answerKey = (kind: string, indices: ReadonlyArray<IndexGeneration>,
 }
 
 export interface AnswerCache {
-  readonly get: (key: string) => Record<string, unknown> | undefined
-  readonly set: (key: string, answer: Record<string, unknown>) => void
+  /** The JSON text of a kept answer. */
+  readonly get: (key: string) => string | undefined
+  readonly set: (key: string, text: string) => void
 }
 
 /** A cache of at most `budgetBytes` of answers (keys included); an answer larger than an eighth of it is not kept. */
@@ -47,11 +48,10 @@ export const makeAnswerCache = (budgetBytes: number): AnswerCache => {
     if (text === undefined) return undefined
     entries.delete(key)
     entries.set(key, text)
-    return JSON.parse(text) as Record<string, unknown>
+    return text
   }
 
-  const set = (key: string, answer: Record<string, unknown>) => {
-    const text = JSON.stringify(answer)
+  const set = (key: string, text: string) => {
     const size = sizeOf(key, text)
     if (size > budgetBytes / 8) return
     const previous = entries.get(key)

@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect, Layer, Metric } from "effect"
+import { Deferred, Effect, Layer, Metric } from "effect"
 import { holdsNul } from "../../db/Nul.ts"
 import { type BackendRequest, type BackendResponse, SearchBackend } from "../SearchBackend.ts"
 import { answerCacheHits, answerKey, type IndexGeneration, makeAnswerCache } from "./AnswerCache.ts"
@@ -18,6 +18,8 @@ import { filterSource } from "./dsl/Source.ts"
  */
 
 const ok = (body: unknown, status = 200): BackendResponse => ({ status, body })
+
+type SearchFailure = SearchRequestError | SqlError.SqlError
 
 const mappingType = (field: Field) => {
   switch (field.kind) {
@@ -52,10 +54,11 @@ const bodyOf = (request: BackendRequest) =>
 const defaultAnswerCacheBytes = 64 * 1024 * 1024
 
 /** The embedded engine, with an answer cache of `answerCacheBytes` (0: none). */
-export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.effect(
+export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.scoped(
   SearchBackend,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const layerScope = yield* Effect.scope
     const answers = makeAnswerCache(answerCacheBytes)
 
     /**
@@ -73,16 +76,46 @@ export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.eff
         return names.map((name) => generations.get(name)!)
       })
 
-    /** The cached answer of a request, or its answer computed and kept; `took` is always this request's time. */
-    const cached = <E>(kind: string, indices: ReadonlyArray<IndexGeneration>, body: unknown, query: URLSearchParams, answer: Effect.Effect<Record<string, unknown>, E>) =>
-      Effect.suspend(() => {
+    /**
+     * Answers being computed, by key. An identical request that comes meanwhile (a burst of users opening the same
+     * result list) waits for that answer instead of running the same search again. The computation runs on its own
+     * fiber, in the layer's scope, so a requester that goes away stops neither it nor the others waiting for it.
+     */
+    const running = new Map<string, Deferred.Deferred<string, SearchFailure>>()
+
+    const computeShared = (key: string, answer: Effect.Effect<Record<string, unknown>, SearchFailure>) =>
+      Effect.gen(function* () {
+        const pending = running.get(key)
+        if (pending !== undefined) return yield* Effect.zipRight(Metric.increment(answerCacheHits), Deferred.await(pending))
+        const computed = yield* Deferred.make<string, SearchFailure>()
+        running.set(key, computed)
+        yield* answer.pipe(
+          Effect.map((value) => {
+            const text = JSON.stringify(value)
+            answers.set(key, text)
+            return text
+          }),
+          Effect.onExit((exit) => Effect.zipRight(Effect.sync(() => running.delete(key)), Deferred.done(computed, exit))),
+          Effect.exit,
+          Effect.forkIn(layerScope)
+        )
+        return yield* Deferred.await(computed)
+      })
+
+    /**
+     * The answer of a request: kept, being computed for an identical request, or computed now and kept. Without a
+     * cache every request runs its own search. `took` is always this request's time.
+     */
+    const cached = (kind: string, indices: ReadonlyArray<IndexGeneration>, body: unknown, query: URLSearchParams, answer: Effect.Effect<Record<string, unknown>, SearchFailure>) =>
+      Effect.gen(function* () {
         const started = Date.now()
         const key = answerKey(kind, indices, body, query)
-        const hit = key === undefined ? undefined : answers.get(key)
-        if (hit !== undefined) {
-          return Effect.as(Metric.increment(answerCacheHits), "took" in hit ? { ...hit, took: Date.now() - started } : hit)
-        }
-        return Effect.tap(answer, (computed) => Effect.sync(() => key !== undefined && answers.set(key, computed)))
+        if (key === undefined || answerCacheBytes === 0) return yield* answer
+        const kept = answers.get(key)
+        if (kept !== undefined) yield* Metric.increment(answerCacheHits)
+        const text = kept ?? (yield* computeShared(key, answer))
+        const copy = JSON.parse(text) as Record<string, unknown>
+        return "took" in copy ? { ...copy, took: Date.now() - started } : copy
       })
 
     const search = (indices: ReadonlyArray<IndexGeneration>, request: BackendRequest) =>
