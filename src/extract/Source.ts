@@ -131,7 +131,8 @@ export const spool = (input: Readable, dir: string, transforms: ReadonlyArray<Tr
     }
   })
   return Effect.tryPromise({
-    try: () => pipeline([input, ...transforms, counter, createWriteStream(file)]),
+    // Interrupted, the copy stops: the signal destroys every stream of the pipeline.
+    try: (signal) => pipeline([input, ...transforms, counter, createWriteStream(file)], { signal }),
     catch: (cause) => new ExtractionFailed({ reason: cause instanceof Error ? cause.message : String(cause) })
   }).pipe(
     Effect.map(() => fileSource(file, size)),
