@@ -108,9 +108,10 @@ export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.sco
      */
     const cached = (kind: string, indices: ReadonlyArray<IndexGeneration>, body: unknown, query: URLSearchParams, answer: Effect.Effect<Record<string, unknown>, SearchFailure>) =>
       Effect.gen(function* () {
+        if (answerCacheBytes === 0) return yield* answer
         const started = Date.now()
         const key = answerKey(kind, indices, body, query)
-        if (key === undefined || answerCacheBytes === 0) return yield* answer
+        if (key === undefined) return yield* answer
         const kept = answers.get(key)
         if (kept !== undefined) yield* Metric.increment(answerCacheHits)
         const text = kept ?? (yield* computeShared(key, answer))
