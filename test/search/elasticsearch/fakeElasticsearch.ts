@@ -251,13 +251,14 @@ const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
     return { status: 200, body: { count, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } } }
   }
   if (second === "_search") {
-    const unknown = Object.keys(json()).find((key) => !searchKeys.has(key))
+    const body = json()
+    const unknown = Object.keys(body).find((key) => !searchKeys.has(key))
     if (unknown !== undefined) {
       const reason = `Unknown key for a START_OBJECT in [${unknown}].`
       return { status: 400, body: errorBody(400, "parsing_exception", reason, { line: 1, col: 2 + unknown.length + 3 }) }
     }
-    const query = json()["query"] as Clause | undefined
-    const size = typeof json()["size"] === "number" ? (json()["size"] as number) : 10_000
+    const query = body["query"] as Clause | undefined
+    const size = typeof body["size"] === "number" ? body["size"] : 10_000
     const hits = listed
       .filter(({ id, record }) => isDocument(record) && matches(id, record.source, query))
       .slice(0, size)
@@ -268,7 +269,7 @@ const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
         _score: 1,
         ...(record.routing === undefined ? {} : { _routing: record.routing }),
         _source: record.source,
-        ...contentHighlight(record.source, json())
+        ...contentHighlight(record.source, body)
       }))
     return {
       status: 200,
