@@ -1,8 +1,8 @@
 import type { Statement } from "@effect/sql"
 import { Effect } from "effect"
-import type { MinimumShouldMatch, Query } from "./Ast.ts"
+import type { MinimumShouldMatch, Query, Scalar } from "./Ast.ts"
 import { illegalArgument, type SearchRequestError } from "./Errors.ts"
-import { resolveField } from "./Fields.ts"
+import { type Field, resolveField } from "./Fields.ts"
 import {
   type Compiled,
   existsCondition,
@@ -15,6 +15,7 @@ import {
   textMatch,
   wildcardCondition
 } from "./Leaves.ts"
+import { isIndexableWord, words } from "./Text.ts"
 
 /**
  * Query nodes to a SQL condition over a `search_records` row and its relevance. Values are always parameters;
@@ -44,20 +45,67 @@ export const anyOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) => (clauses.le
 
 const sum = (sql: Sql, scores: ReadonlyArray<Fragment>) => (scores.length === 0 ? sql.literal("0") : sql.join(" + ", true)(scores))
 
-export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): Effect.Effect<Compiled, SearchRequestError> =>
+/**
+ * A compiled query whose score is already 0 wherever its condition does not hold, so a parent adds it without a
+ * `CASE WHEN <condition>` guard. The guard evaluated the condition a second time for every matched record: on a
+ * text field that reads (and decompresses) the record's tsvector again, several times a record with nested bools.
+ */
+interface Scored extends Compiled {
+  readonly zeroUnlessMatched: boolean
+}
+
+const scored = (compiled: Compiled, zeroUnlessMatched = false): Scored => ({ ...compiled, zeroUnlessMatched })
+
+/**
+ * Whether a text query becomes a tsquery of one word or of words joined by `|`: `ts_rank` gives such a query 0 on a
+ * tsvector holding none of its words (and 1e-20, not 0, when only some words of an `&` or a phrase are there).
+ */
+const isAnyWordQuery = (query: Query, field: Field) => {
+  if (field.kind !== "text") return false
+  const usable = (text: string) => words(field.normalize(text)).filter(isIndexableWord).length
+  switch (query._tag) {
+    case "Match":
+      return query.operator === "or" || usable(query.text) <= 1
+    case "Phrase":
+      return usable(query.text) <= 1
+    case "Terms":
+      return true
+    default:
+      return false
+  }
+}
+
+/**
+ * Exact values of a field: on an array keyword field (tags, nerTags) an overlap with the values, which the field's GIN
+ * index serves (tags through their lowercased labels, as the lowercase normalizer compares them); elsewhere the
+ * field's own condition.
+ */
+const exactValues = (sql: Sql, field: Field, values: ReadonlyArray<Scalar>, caseInsensitive: boolean) => {
+  if (field.kind !== "keyword" || !field.array || values.length === 0) return termsCondition(sql, field, values, caseInsensitive)
+  const lower = field.lowercase || caseInsensitive
+  const strings = values.map((value) => (lower ? String(value).toLowerCase() : String(value)))
+  const column = lower ? sql`quarry_lower_array(${field.column})` : field.column
+  return Effect.succeed<Compiled>({ where: sql`${column} && ${strings}::text[]`, score: sql.literal("1") })
+}
+
+/** A text leaf's score with its guard built in: ts_rank of a NULL tsvector (other record types) is NULL. */
+const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field): Scored =>
+  isAnyWordQuery(query, field) ? scored({ where: compiled.where, score: sql`coalesce(${compiled.score}, 0)` }, true) : scored(compiled)
+
+export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): Effect.Effect<Scored, SearchRequestError> =>
   Effect.gen(function* () {
     const field = (name: string) => resolveField(sql, name, alias)
     switch (query._tag) {
       case "MatchAll":
-        return trueCondition(sql)
+        return scored(trueCondition(sql))
       case "MatchNone":
-        return falseCondition(sql)
+        return scored(falseCondition(sql), true)
       case "Bool": {
         const compile = (queries: ReadonlyArray<Query>) => Effect.forEach(queries, (item) => compileQuery(sql, item, alias, depth))
         const [must, filter, should, mustNot] = yield* Effect.all([compile(query.must), compile(query.filter), compile(query.should), compile(query.mustNot)])
-        if (must.length + filter.length + should.length + mustNot.length === 0) return trueCondition(sql)
+        if (must.length + filter.length + should.length + mustNot.length === 0) return scored(trueCondition(sql))
         const required = requiredShould(query.minimumShouldMatch, should.length, must.length + filter.length > 0)
-        if (required > should.length) return falseCondition(sql)
+        if (required > should.length) return scored(falseCondition(sql), true)
         const matched = (clause: Compiled) => sql`coalesce(${clause.where}, false)`
         const conditions: Array<Fragment> = [...must, ...filter].map((clause) => clause.where)
         if (required === 1) conditions.push(anyOf(sql, should.map((clause) => clause.where)))
@@ -66,56 +114,62 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
         conditions.push(...mustNot.map((clause) => sql`NOT ${matched(clause)}`))
         const scores = [
           ...must.map((clause) => clause.score),
-          ...should.map((clause) => sql`CASE WHEN ${matched(clause)} THEN ${clause.score} ELSE 0 END`)
+          ...should.map((clause) => (clause.zeroUnlessMatched ? clause.score : sql`CASE WHEN ${matched(clause)} THEN ${clause.score} ELSE 0 END`))
         ]
-        return { where: allOf(sql, conditions), score: sum(sql, scores) }
+        // Only should clauses, one of which must hold: where none holds, each of their scores is 0.
+        const onlyAnyShould = must.length + filter.length + mustNot.length === 0 && required === 1
+        return scored({ where: allOf(sql, conditions), score: sum(sql, scores) }, onlyAnyShould)
       }
-      case "Terms":
-        return yield* termsCondition(sql, field(query.field), query.values, query.caseInsensitive)
+      case "Terms": {
+        const target = field(query.field)
+        return rankOrZero(sql, yield* exactValues(sql, target, query.values, query.caseInsensitive), query, target)
+      }
       case "Match": {
         const target = field(query.field)
-        return target.kind === "text" ? yield* textMatch(sql, target, query.text, query.operator) : yield* termsCondition(sql, target, [query.text], false)
+        const compiled = target.kind === "text" ? yield* textMatch(sql, target, query.text, query.operator) : yield* exactValues(sql, target, [query.text], false)
+        return rankOrZero(sql, compiled, query, target)
       }
       case "Phrase": {
         const target = field(query.field)
-        return target.kind === "text" ? phraseMatch(sql, target, query.text, query.slop) : yield* termsCondition(sql, target, [query.text], false)
+        const compiled = target.kind === "text" ? phraseMatch(sql, target, query.text, query.slop) : yield* exactValues(sql, target, [query.text], false)
+        return rankOrZero(sql, compiled, query, target)
       }
       case "Range":
-        return yield* rangeCondition(sql, field(query.field), query)
+        return scored(yield* rangeCondition(sql, field(query.field), query))
       case "Exists":
-        return existsCondition(sql, field(query.field))
+        return scored(existsCondition(sql, field(query.field)))
       case "Ids":
-        return query.values.length === 0 ? falseCondition(sql) : { where: sql`${sql.literal(alias)}.id IN ${sql.in(query.values)}`, score: sql.literal("1") }
+        return query.values.length === 0 ? scored(falseCondition(sql), true) : scored({ where: sql`${sql.literal(alias)}.id IN ${sql.in(query.values)}`, score: sql.literal("1") })
       case "Wildcard":
-        return yield* wildcardCondition(sql, field(query.field), query.pattern, query.caseInsensitive)
+        return scored(yield* wildcardCondition(sql, field(query.field), query.pattern, query.caseInsensitive))
       case "Regexp":
-        return yield* regexpCondition(sql, field(query.field), query.pattern, query.caseInsensitive)
+        return scored(yield* regexpCondition(sql, field(query.field), query.pattern, query.caseInsensitive))
       case "Fuzzy":
-        return yield* fuzzyCondition(sql, field(query.field), query.value, query.distance)
+        return scored(yield* fuzzyCondition(sql, field(query.field), query.value, query.distance))
       case "HasChild": {
         if (!childTypes.includes(query.type)) return yield* illegalArgument(`[has_child] join field [join] doesn't hold [${query.type}] as a child`)
         const child = `c${depth + 1}`
         const inner = yield* compileQuery(sql, query.query, child, depth + 1)
         const [c, r] = [sql.literal(child), sql.literal(alias)]
-        return {
+        return scored({
           where: sql`EXISTS (SELECT 1 FROM search_records ${c} WHERE ${c}.project = ${r}.project AND ${c}.join_parent = ${r}.id AND ${c}.type = ${query.type} AND ${inner.where})`,
           score: sql.literal("1")
-        }
+        })
       }
       case "HasParent": {
         if (!parentTypes.includes(query.parentType)) return yield* illegalArgument(`[has_parent] join field [join] doesn't hold [${query.parentType}] as a parent`)
         const parent = `p${depth + 1}`
         const inner = yield* compileQuery(sql, query.query, parent, depth + 1)
         const [p, r] = [sql.literal(parent), sql.literal(alias)]
-        return {
+        return scored({
           where: sql`EXISTS (SELECT 1 FROM search_records ${p} WHERE ${p}.project = ${r}.project AND ${p}.id = ${r}.join_parent AND ${p}.type = ${query.parentType} AND ${inner.where})`,
           score: sql.literal("1")
-        }
+        })
       }
       case "ParentId": {
         if (!childTypes.includes(query.type)) return yield* illegalArgument(`[parent_id] join field [join] doesn't hold [${query.type}] as a child`)
         const r = sql.literal(alias)
-        return { where: sql`(${r}.type = ${query.type} AND ${r}.join_parent = ${query.id})`, score: sql.literal("1") }
+        return scored({ where: sql`(${r}.type = ${query.type} AND ${r}.join_parent = ${query.id})`, score: sql.literal("1") })
       }
     }
   })

@@ -54,12 +54,15 @@ const totalValue = (track: boolean | number, count: unknown) => {
 /** A hit of the page: where it is, its score, and its sort values as ES shows them (dates in epoch millis). */
 type PageEntry = readonly [project: string, id: string, path: string | null, score: number | null, ...sortValues: ReadonlyArray<unknown>]
 
+/** The column of `matched` holding a sort key's values: the score is computed once, as `score`, whatever sorts on it. */
+const sortColumn = (key: SortKey, index: number) => (key.kind === "score" ? "score" : `s${index}`)
+
 const pageSelect = (sql: Sql, keys: ReadonlyArray<SortKey>, from: number, size: number) => {
   const values = keys.map((key, index) => {
-    const column = sql.literal(`h.s${index}`)
+    const column = sql.literal(`h.${sortColumn(key, index)}`)
     return key.kind === "date" ? sql`(extract(epoch FROM ${column}) * 1000)::float8` : column
   })
-  const order = [...keys.map((key, index) => sql`${sql.literal(`m.s${index}`)} ${key.order}`), sql`m.project COLLATE "C"`, sql`m.id COLLATE "C"`, sql`m.path COLLATE "C"`]
+  const order = [...keys.map((key, index) => sql`${sql.literal(`m.${sortColumn(key, index)}`)} ${key.order}`), sql`m.project COLLATE "C"`, sql`m.id COLLATE "C"`, sql`m.path COLLATE "C"`]
   return sql`(SELECT coalesce(json_agg(json_build_array(${sql.csv([sql`h.project`, sql`h.id`, sql`h.path`, sql`h.score`, ...values])})), '[]'::json)
     FROM (SELECT * FROM matched m ORDER BY ${sql.csv(order)} LIMIT ${size} OFFSET ${from}) h)`
 }
@@ -86,7 +89,7 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
     const score = scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
-    const sortColumns = keys.map((key, index) => sql`${key.kind === "score" ? score : key.expression!} AS ${sql.literal(`s${index}`)}`)
+    const sortColumns = keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql`${key.expression!} AS ${sql.literal(`s${index}`)}`]))
     const rows = yield* sql<Record<string, unknown>>`
       WITH matched AS MATERIALIZED (
         SELECT ${sql.literal(matchedColumns(sql, aggregatedFields(request)))}, ${score} AS score${sortColumns.length === 0 ? sql`` : sql`, ${sql.csv(sortColumns)}`}
