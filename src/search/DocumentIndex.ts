@@ -109,6 +109,12 @@ export interface DocumentIndexShape {
   readonly getNamedEntity: (project: string, id: string, routing?: string) => Effect.Effect<Option.Option<NamedEntity>, DocumentIndexError>
   /** Sets `isHidden` on every named entity of the project with that mentionNorm; answers how many matched. */
   readonly hideNamedEntities: (project: string, mentionNorm: string) => Effect.Effect<number, DocumentIndexError>
+  /**
+   * Makes a large write fast to search, at the end of an index or named-entity task: the PostgreSQL index merges
+   * the entries its text indexes keep aside for writes (every search reads them one by one until then) and
+   * refreshes the planner's statistics, so that plans do not wait for autovacuum. Elasticsearch does both itself.
+   */
+  readonly refresh: () => Effect.Effect<void, DocumentIndexError>
   /** Removes the project's index: its documents, Duplicates and the index itself. */
   readonly deleteIndex: (project: string) => Effect.Effect<void, DocumentIndexError>
 }

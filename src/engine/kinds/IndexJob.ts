@@ -105,6 +105,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
 
     yield* index.createIndex(payload.project)
     yield* Effect.all(Array.from({ length: payload.parallelism }, () => worker), { concurrency: "unbounded", discard: true })
+    yield* index.refresh()
     return yield* Ref.get(done)
   }).pipe(Effect.orDie)
 )

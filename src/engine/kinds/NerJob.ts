@@ -73,7 +73,10 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
       if (documents.length === 0) {
         if (cursor !== "") cursor = ""
         else if (yield* ingestionRunning) yield* Effect.sleep(ingestionPollInterval)
-        else return done
+        else {
+          yield* index.refresh()
+          return done
+        }
         continue
       }
       cursor = documents.at(-1)?.id ?? cursor

@@ -235,8 +235,11 @@ export const ElasticsearchDocumentIndex = Layer.effect(
       yield* elasticsearch.call((client, signal) => client.indices.delete({ index: project }, { ignore: [404], signal })).pipe(Effect.mapError(unavailable))
     })
 
+    // Elasticsearch merges its segments and keeps its statistics itself.
+    const refresh = () => Effect.void
+
     return DocumentIndex.of({
-      createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, deleteIndex,
+      createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, refresh, deleteIndex,
       ...elasticsearchNamedEntities(elasticsearch, unavailable)
     })
   })
