@@ -9,7 +9,9 @@ export class SearchRequestError extends Schema.TaggedError<SearchRequestError>()
   reason: Schema.String,
   status: Schema.Number,
   /** Extra keys of the ES error object (`index` of index_not_found_exception…). */
-  details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  /** The shard-level cause of a `search_phase_execution_exception`, which ES shows as the root cause. */
+  rootCause: Schema.optional(Schema.Struct({ type: Schema.String, reason: Schema.String }))
 }) {
   override get message() {
     return `${this.esType}: ${this.reason}`
@@ -39,8 +41,28 @@ export const indexNotFound = (index: string) =>
     details: { index, "resource.type": "index_or_alias", "resource.id": index }
   })
 
+/**
+ * A query every shard refused, as ES 7 answers it: `search_phase_execution_exception` "all shards failed" with the
+ * shard's error as root cause and `caused_by` (too many clauses, a regular expression too long or too complex).
+ */
+export const shardFailure = (type: string, reason: string, status = 400) =>
+  new SearchRequestError({ esType: "search_phase_execution_exception", reason: "all shards failed", status, rootCause: { type, reason } })
+
+/** `indices.query.bool.max_clause_count`: clauses of one bool query, and words a term expands to. */
+export const maxClauseCount = 1024
+
+export const tooManyClauses = () => shardFailure("too_many_clauses", `maxClauseCount is set to ${maxClauseCount}`)
+
+/** The search ran past its deadline; its statements were cancelled (no partial results to give, see the design notes). */
+export const searchTimedOut = (millis: number) =>
+  shardFailure("search_timeout_exception", `Time exceeded: the search did not finish within its timeout of [${millis}ms]`, 504)
+
+/** No search slot came free in time: ES's answer when its search thread pool queue is full. */
+export const searchRejected = (reason: string) => new SearchRequestError({ esType: "es_rejected_execution_exception", reason, status: 429 })
+
 /** The ES error body: `{"error":{"root_cause":[…],"type","reason"},"status"}`. */
 export const errorBody = (error: SearchRequestError) => {
   const cause = { type: error.esType, reason: error.reason, ...error.details }
-  return { error: { root_cause: [cause], ...cause }, status: error.status }
+  if (error.rootCause === undefined) return { error: { root_cause: [cause], ...cause }, status: error.status }
+  return { error: { root_cause: [error.rootCause], ...cause, phase: "query", grouped: true, caused_by: error.rootCause }, status: error.status }
 }

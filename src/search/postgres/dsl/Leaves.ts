@@ -2,6 +2,7 @@ import type { Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { Scalar } from "./Ast.ts"
 import { illegalArgument, SearchRequestError } from "./Errors.ts"
+import { anyWordQuery, type Expansion, fuzzyExpansion, lookupExpansion, rangeExpansion, regexpExpansion, wildcardExpansion } from "./Expansion.ts"
 import type { Field } from "./Fields.ts"
 import { mapWildcardLiterals, parseDate, queryShardError, trailingStarPrefix, wildcardToLike } from "./Patterns.ts"
 import { anyOrAllQuery, isIndexableWord, phraseQuery, prefixQuery, words } from "./Text.ts"
@@ -157,7 +158,7 @@ export const rangeCondition = (sql: Sql, field: Field, bounds: Bounds): Effect.E
       }
       case "text": {
         const values = given.map(([value]) => sql`${field.normalize(String(value))}::text COLLATE "C"`)
-        return constant(sql, lexemeCondition(sql, field, (lexeme) => combine(sql`${lexeme} COLLATE "C"`, values)))
+        return yield* expandedOr(sql, field, rangeExpansion(field, bounds), (lexeme) => combine(sql`${lexeme} COLLATE "C"`, values))
       }
       case "boolean": {
         const list = yield* booleans(given.map(([value]) => value))
@@ -168,9 +169,16 @@ export const rangeCondition = (sql: Sql, field: Field, bounds: Bounds): Effect.E
     }
   })
 
-/** A condition on the words of a text field (wildcards, regular expressions, fuzzy terms, ranges). */
-const lexemeCondition = (sql: Sql, field: Extract<Field, { kind: "text" }>, predicate: (lexeme: Fragment) => Fragment) =>
-  sql`EXISTS (SELECT 1 FROM unnest(${field.tsvector}) AS w WHERE ${predicate(sql.literal("w.lexeme"))})`
+/**
+ * A condition on the words of a text field (wildcards, regular expressions, fuzzy terms, ranges): the words the
+ * search expanded it to through the index's lexicon (Expansion.ts), matched through the tsvector's index; else, on
+ * a field without a lexicon, the predicate over each record's words.
+ */
+const expandedOr = (sql: Sql, field: Extract<Field, { kind: "text" }>, expansion: Expansion | undefined, predicate: (lexeme: Fragment) => Fragment) =>
+  Effect.map(lookupExpansion(expansion), (found): Compiled => {
+    if (found === undefined) return constant(sql, sql`EXISTS (SELECT 1 FROM unnest(${field.tsvector}) AS w WHERE ${predicate(sql.literal("w.lexeme"))})`)
+    return found.length === 0 ? falseCondition(sql) : constant(sql, sql`${field.tsvector} @@ ${anyWordQuery(found)}::tsquery`)
+  })
 
 export const existsCondition = (sql: Sql, field: Field): Compiled => {
   switch (field.kind) {
@@ -211,7 +219,7 @@ export const wildcardCondition = (sql: Sql, field: Field, pattern: string, caseI
         return Effect.succeed(textQuery(sql, field, prefixQuery(prefix)))
       }
       const like = wildcardToLike(normalized)
-      return Effect.succeed(constant(sql, lexemeCondition(sql, field, (lexeme) => sql`${lexeme} LIKE ${like}`)))
+      return expandedOr(sql, field, wildcardExpansion(field, pattern), (lexeme) => sql`${lexeme} LIKE ${like}`)
     }
     case "unknown":
       return Effect.succeed(falseCondition(sql))
@@ -230,7 +238,7 @@ export const regexpCondition = (sql: Sql, field: Field, pattern: string, caseIns
       return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (value) => sql`${value} ${operator} ${pattern}`)))
     }
     case "text":
-      return Effect.succeed(constant(sql, lexemeCondition(sql, field, (lexeme) => sql`${lexeme} ${operator} ${pattern}`)))
+      return expandedOr(sql, field, regexpExpansion(field, pattern, caseInsensitive), (lexeme) => sql`${lexeme} ${operator} ${pattern}`)
     case "unknown":
       return Effect.succeed(falseCondition(sql))
     default:
@@ -251,8 +259,8 @@ export const fuzzyCondition = (sql: Sql, field: Field, value: string, distance: 
     }
     case "text": {
       const term = field.normalize(value)
-      if (term.length > 500) return Effect.succeed(falseCondition(sql))
-      return Effect.succeed(constant(sql, lexemeCondition(sql, field, (lexeme) => close(lexeme, term))))
+      if (!isIndexableWord(term)) return Effect.succeed(falseCondition(sql))
+      return expandedOr(sql, field, fuzzyExpansion(field, value, distance), (lexeme) => close(lexeme, term))
     }
     case "unknown":
       return Effect.succeed(falseCondition(sql))

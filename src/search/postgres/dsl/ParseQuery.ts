@@ -1,6 +1,7 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { bool, matchAll, matchNone, type MinimumShouldMatch, type Query, type Scalar } from "./Ast.ts"
 import { illegalArgument, parsingError, type SearchRequestError, unsupported } from "./Errors.ts"
+import type { FuzzyQuery } from "./Expansion.ts"
 import { mapWildcardLiterals, translateRegexp } from "./Patterns.ts"
 import { parseQueryString } from "./QueryString.ts"
 
@@ -233,12 +234,19 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       }
       case "fuzzy": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(name, "value", Schema.Struct({ fuzziness: Schema.optional(Schema.Union(Schema.Number, Schema.String)), ...Boost }))(value)
+        const parts = yield* valueOrObject(
+          name,
+          "value",
+          Schema.Struct({ fuzziness: Schema.optional(Schema.Union(Schema.Number, Schema.String)), max_expansions: Schema.optional(Schema.Int), ...Boost })
+        )(value)
         const given = parts.options.fuzziness
         const fuzziness = given === undefined || String(given).toUpperCase().startsWith("AUTO") ? undefined : Number(given)
         if (fuzziness !== undefined && !(fuzziness >= 0 && fuzziness <= 2)) return yield* illegalArgument(`[fuzzy] invalid fuzziness [${String(given)}]`)
+        const maxExpansions = parts.options.max_expansions
+        if (maxExpansions !== undefined && maxExpansions <= 0) return yield* illegalArgument("[max_expansions] must be greater than 0")
         const text = String(parts.value)
-        return { _tag: "Fuzzy", field, value: text, distance: fuzziness ?? (text.length <= 2 ? 0 : text.length <= 5 ? 1 : 2) } satisfies Query
+        const fuzzy: FuzzyQuery = { _tag: "Fuzzy", field, value: text, distance: fuzziness ?? (text.length <= 2 ? 0 : text.length <= 5 ? 1 : 2), maxExpansions }
+        return fuzzy
       }
       case "query_string": {
         const parts = yield* decode(QueryStringBody, body, name)

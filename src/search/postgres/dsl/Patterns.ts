@@ -1,12 +1,13 @@
 import { Effect } from "effect"
-import { illegalArgument, SearchRequestError, unsupported } from "./Errors.ts"
+import { illegalArgument, SearchRequestError, shardFailure, unsupported } from "./Errors.ts"
 
 /** A query the engine cannot build from valid JSON (a query_string syntax error, a bad number or date). */
 export const queryShardError = (reason: string) => new SearchRequestError({ esType: "query_shard_exception", reason, status: 400 })
 
 /** PostgreSQL's limit on `{n,m}` repetition counts. */
 const maxRepetition = 255
-const maxPatternLength = 1_000
+/** ES's `index.max_regex_length`. */
+const maxRegexLength = 1_000
 
 /**
  * A Lucene regular expression (the subset search-dsl.md §5 names: literals, `.`, `?`, `*`, `+`, `{n,m}`, `|`,
@@ -15,7 +16,12 @@ const maxPatternLength = 1_000
  */
 export const translateRegexp = (pattern: string) =>
   Effect.gen(function* () {
-    if (pattern.length > maxPatternLength) return yield* illegalArgument("regular expression is too long")
+    if (pattern.length > maxRegexLength) {
+      return yield* shardFailure(
+        "illegal_argument_exception",
+        `The length of regex [${pattern.length}] used in the Regexp Query request has exceeded the allowed maximum of [${maxRegexLength}]. This maximum can be set by changing the [index.max_regex_length] index level setting.`
+      )
+    }
     let out = ""
     let depth = 0
     let i = 0
@@ -83,7 +89,10 @@ export const translateRegexp = (pattern: string) =>
     }
     if (depth !== 0) return yield* illegalArgument(`invalid regular expression [${pattern}]: unbalanced parenthesis`)
     if (repetitionStates(out) > maxRepetitionStates) {
-      return yield* new SearchRequestError({ esType: "too_complex_to_determinize_exception", reason: `regular expression [${pattern}] is too complex`, status: 400 })
+      return yield* shardFailure(
+        "too_complex_to_determinize_exception",
+        `Determinizing [${pattern}] would result in more than ${maxRepetitionStates} states: its counted repetitions multiply them.`
+      )
     }
     const anchored = `^(?:${out})$`
     // The translation is also valid for JavaScript's engine, which catches what slipped through before SQL sees it.

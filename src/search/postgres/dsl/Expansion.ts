@@ -1,0 +1,224 @@
+import type { SqlClient, SqlError } from "@effect/sql"
+import { Effect, FiberRef } from "effect"
+import type { Query, Scalar } from "./Ast.ts"
+import { maxClauseCount, type SearchRequestError, shardFailure, tooManyClauses } from "./Errors.ts"
+import { type Field, resolveField } from "./Fields.ts"
+import { mapWildcardLiterals, trailingStarPrefix, wildcardToLike } from "./Patterns.ts"
+import { isIndexableWord, words } from "./Text.ts"
+
+/**
+ * Term expansion through the index's lexicon (`index_words`, migration 0110): a fuzzy term, a wildcard, a regular
+ * expression or a range on `content` or `_default_text` becomes the list of the index's words it matches, found
+ * through the lexicon's indexes, and the query then matches documents with a plain tsquery of those words through
+ * the tsvector's GIN index. The words are looked up before the query is compiled (the compiler is pure SQL
+ * building) and handed to it in `expandedWords`, keyed by `expansionKey`.
+ *
+ * Bounds, as ES 7 has them: a fuzzy term keeps its `max_expansions` closest words (50 by default, at most
+ * `max_clause_count`), closest first then in word order as Lucene's top-terms rewrite; a wildcard, a regexp or a
+ * range matching more than `max_clause_count` words is refused with `too_many_clauses` (ES rewrites those to a
+ * constant-score bitset without a limit; here every word is a tsquery alternative, so the list must stay bounded).
+ */
+
+type TextField = Extract<Field, { kind: "text" }>
+
+/** A fuzzy node with ES's `max_expansions` when the body gave one. */
+export type FuzzyQuery = Extract<Query, { _tag: "Fuzzy" }> & { readonly maxExpansions?: number | undefined }
+
+export const defaultMaxExpansions = 50
+
+export interface RangeBounds {
+  readonly gt?: Scalar | undefined
+  readonly gte?: Scalar | undefined
+  readonly lt?: Scalar | undefined
+  readonly lte?: Scalar | undefined
+}
+
+/** What a text-field condition asks of the lexicon; `field` is the lexicon's field code. */
+export type Expansion =
+  | { readonly _tag: "Fuzzy"; readonly field: string; readonly term: string; readonly distance: number }
+  | { readonly _tag: "Like"; readonly field: string; readonly like: string }
+  | { readonly _tag: "Regexp"; readonly field: string; readonly pattern: string; readonly caseInsensitive: boolean }
+  | { readonly _tag: "Range"; readonly field: string; readonly bounds: ReadonlyArray<readonly [string, string]> }
+
+/** The lexicon field of a text field: only the stored, indexed tsvectors have one. */
+const lexiconField = (field: TextField) => (field.name === "content" ? "c" : field.name === "_default_text" ? "m" : undefined)
+
+export const fuzzyExpansion = (field: TextField, value: string, distance: number): Expansion | undefined => {
+  const code = lexiconField(field)
+  const term = field.normalize(value)
+  return code === undefined || distance === 0 || !isIndexableWord(term) ? undefined : { _tag: "Fuzzy", field: code, term, distance }
+}
+
+/** Undefined for a trailing-star prefix, which the tsvector's index answers by itself (`'pre':*`). */
+export const wildcardExpansion = (field: TextField, pattern: string): Expansion | undefined => {
+  const code = lexiconField(field)
+  if (code === undefined || pattern === "*") return undefined
+  const normalized = mapWildcardLiterals(pattern, field.normalize)
+  const prefix = trailingStarPrefix(normalized)
+  if (prefix !== undefined && words(prefix).length === 1 && words(prefix)[0] === prefix && isIndexableWord(prefix)) return undefined
+  return { _tag: "Like", field: code, like: wildcardToLike(normalized) }
+}
+
+export const regexpExpansion = (field: TextField, pattern: string, caseInsensitive: boolean): Expansion | undefined => {
+  const code = lexiconField(field)
+  return code === undefined ? undefined : { _tag: "Regexp", field: code, pattern, caseInsensitive }
+}
+
+const rangeOperators = [
+  ["gt", ">"],
+  ["gte", ">="],
+  ["lt", "<"],
+  ["lte", "<="]
+] as const
+
+export const rangeExpansion = (field: TextField, bounds: RangeBounds): Expansion | undefined => {
+  const code = lexiconField(field)
+  const given = rangeOperators.flatMap(([key, operator]) => (bounds[key] === undefined ? [] : [[operator, field.normalize(String(bounds[key]))] as const]))
+  return code === undefined || given.length === 0 ? undefined : { _tag: "Range", field: code, bounds: given }
+}
+
+/** The key of an expansion (its properties are always built in the same order). */
+export const expansionKey = (expansion: Expansion) => JSON.stringify(expansion)
+
+/** The words of the expansions of the search being compiled, by key; a condition without an entry scans as before. */
+export const expandedWords = FiberRef.unsafeMake<ReadonlyMap<string, ReadonlyArray<string>>>(new Map())
+
+/** The expanded words of a condition, when the search looked them up. */
+export const lookupExpansion = (expansion: Expansion | undefined) =>
+  expansion === undefined ? Effect.succeed(undefined) : Effect.map(FiberRef.get(expandedWords), (found) => found.get(expansionKey(expansion)))
+
+/** A tsquery of any of the words: quoted lexemes, so that a word with `-` or `.` stays one lexeme. */
+export const anyWordQuery = (list: ReadonlyArray<string>) => list.map((word) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ")
+
+const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/**
+ * Words within `distance` edits must contain one of 2·distance + 1 consecutive pieces of the term unchanged (an edit
+ * breaks at most one piece, a transposition two): a filter that loses no word, served by the trigram index when the
+ * pieces have three characters or more, that spares most words the edit-distance function.
+ */
+const fuzzyPieces = (term: string, distance: number) => {
+  const count = 2 * distance + 1
+  const chars = [...term]
+  if (chars.length < count) return []
+  return Array.from({ length: count }, (_, index) => chars.slice(Math.floor((index * chars.length) / count), Math.floor(((index + 1) * chars.length) / count)).join(""))
+}
+
+const lookup = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expansion: Expansion, maxExpansions: number) => {
+  const scope = sql`project IN ${sql.in(indices)} AND field = ${expansion.field}`
+  switch (expansion._tag) {
+    case "Fuzzy": {
+      const { term, distance } = expansion
+      const length = [...term].length
+      const pieces = fuzzyPieces(term, distance)
+      const containsPiece = pieces.length === 0 ? sql`` : sql`AND (${sql.or(pieces.map((piece) => sql`word LIKE ${`%${likeEscape(piece)}%`}`))})`
+      return sql<{ word: string }>`
+        SELECT word FROM (
+          SELECT DISTINCT word, quarry_edit_distance(word, ${term}, ${distance}) AS distance FROM index_words
+          WHERE ${scope} AND length(word) BETWEEN ${length - distance} AND ${length + distance} ${containsPiece}
+        ) candidates
+        WHERE distance <= ${distance} ORDER BY distance, word LIMIT ${Math.min(maxExpansions, maxClauseCount)}`
+    }
+    case "Like":
+      return sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word LIKE ${expansion.like} ORDER BY word LIMIT ${maxClauseCount + 1}`
+    case "Regexp": {
+      const operator = sql.literal(expansion.caseInsensitive ? "~*" : "~")
+      return sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word ${operator} ${expansion.pattern} ORDER BY word LIMIT ${maxClauseCount + 1}`
+    }
+    case "Range": {
+      const conditions = expansion.bounds.map(([operator, value]) => sql`word ${sql.literal(operator)} ${value}`)
+      return sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND ${sql.and(conditions)} ORDER BY word LIMIT ${maxClauseCount + 1}`
+    }
+  }
+}
+
+/** PostgreSQL's refusal of a regular expression it cannot compile (too complex, or invalid for it). */
+const invalidRegularExpression = "2201B"
+
+const expand = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expansion: Expansion, maxExpansions: number) =>
+  lookup(sql, indices, expansion, maxExpansions).pipe(
+    Effect.catchIf(
+      (error) => (error.cause as { code?: unknown } | undefined)?.code === invalidRegularExpression,
+      (error) => Effect.fail(shardFailure("too_complex_to_determinize_exception", `regular expression refused: ${(error.cause as Error).message}`))
+    ),
+    Effect.flatMap((rows) => (expansion._tag !== "Fuzzy" && rows.length > maxClauseCount ? Effect.fail(tooManyClauses()) : Effect.succeed(rows.map((row) => row.word))))
+  )
+
+/** The text-field expansion a query node needs, with its `max_expansions`. */
+const expansionOf = (sql: SqlClient.SqlClient, query: Query): readonly [Expansion, number] | undefined => {
+  if (!("field" in query)) return undefined
+  const field = resolveField(sql, query.field, "r")
+  if (field.kind !== "text") return undefined
+  switch (query._tag) {
+    case "Fuzzy": {
+      const expansion = fuzzyExpansion(field, query.value, query.distance)
+      return expansion && [expansion, (query as FuzzyQuery).maxExpansions ?? defaultMaxExpansions]
+    }
+    case "Wildcard": {
+      const expansion = wildcardExpansion(field, query.pattern)
+      return expansion && [expansion, maxClauseCount]
+    }
+    case "Regexp": {
+      const expansion = regexpExpansion(field, query.pattern, query.caseInsensitive)
+      return expansion && [expansion, maxClauseCount]
+    }
+    case "Range": {
+      const expansion = rangeExpansion(field, query)
+      return expansion && [expansion, maxClauseCount]
+    }
+    default:
+      return undefined
+  }
+}
+
+/** Every node of a query, nested ones included. */
+const nodes = (query: Query): ReadonlyArray<Query> => {
+  switch (query._tag) {
+    case "Bool":
+      return [query, ...[...query.must, ...query.filter, ...query.should, ...query.mustNot].flatMap(nodes)]
+    case "HasChild":
+    case "HasParent":
+      return [query, ...nodes(query.query)]
+    default:
+      return [query]
+  }
+}
+
+/** `max_clause_count` on the clauses of one bool query and on the words of one match query, as ES counts them. */
+const checkClauses = (sql: SqlClient.SqlClient, query: Query): Effect.Effect<void, SearchRequestError> => {
+  const tooMany = nodes(query).some((node) => {
+    if (node._tag === "Bool") return node.must.length + node.filter.length + node.should.length + node.mustNot.length > maxClauseCount
+    if (node._tag === "Match") {
+      const field = resolveField(sql, node.field, "r")
+      return field.kind === "text" && words(field.normalize(node.text)).length > maxClauseCount
+    }
+    return false
+  })
+  return tooMany ? Effect.fail(tooManyClauses()) : Effect.void
+}
+
+/**
+ * Runs `effect` (which compiles and runs `query` over `indices`) with the query's clause count checked and its
+ * text-field terms expanded through the lexicon. Identical expansions are looked up once, with the largest
+ * `max_expansions` asked for.
+ */
+export const withExpansions = <A, E, R>(
+  sql: SqlClient.SqlClient,
+  indices: ReadonlyArray<string>,
+  query: Query,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | SearchRequestError | SqlError.SqlError, R> =>
+  Effect.gen(function* () {
+    yield* checkClauses(sql, query)
+    const wanted = new Map<string, readonly [Expansion, number]>()
+    for (const node of nodes(query)) {
+      const found = expansionOf(sql, node)
+      if (found === undefined) continue
+      const key = expansionKey(found[0])
+      const before = wanted.get(key)
+      wanted.set(key, before === undefined || before[1] < found[1] ? found : before)
+    }
+    const expanded = new Map<string, ReadonlyArray<string>>()
+    for (const [key, [expansion, maxExpansions]] of wanted) expanded.set(key, yield* expand(sql, indices, expansion, maxExpansions))
+    return yield* Effect.locally(effect, expandedWords, expanded)
+  })
