@@ -119,17 +119,24 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       const request = makeRequest(incoming, method, path, url, queryStart, match.params)
       const handler = match.route.handler
       const failed = failureResponse(incoming.headers["x-requested-with"] !== "XMLHttpRequest")
-      const finish = (exit: Exit.Exit<HttpResponse>) => write(Exit.isSuccess(exit) ? exit.value : errorBody(500, "internal error"))
+      // A handler interrupted because its client went away has no one to answer.
+      const finish = (exit: Exit.Exit<HttpResponse>) => (Exit.isInterrupted(exit) ? undefined : write(Exit.isSuccess(exit) ? exit.value : errorBody(500, "internal error")))
       // Two fibers rather than Effect.provide: the handler's fiber starts with the request and the caller in its
       // context, which costs one context copy, where providing them inside a running fiber cost about a third of
       // the whole request (measured by `npm run bench -- http`).
       const answer = (authentication: Authentication) => {
         const context = Context.add(Context.add(runtime.context, HttpRequest, request), CurrentUser, authentication.user ?? anonymousUser)
         const answered = Effect.catchAllCause(handler, failed)
-        Runtime.runCallback(Runtime.make({ context, runtimeFlags: runtime.runtimeFlags, fiberRefs: runtime.fiberRefs }))(
+        const cancel = Runtime.runCallback(Runtime.make({ context, runtimeFlags: runtime.runtimeFlags, fiberRefs: runtime.fiberRefs }))(
           authentication.headers === noHeaders ? answered : Effect.map(answered, withHeaders(authentication.headers)),
           { onExit: finish }
         )
+        // The connection closed before the answer was written: the client went away, so the handler stops, and with
+        // it the statements it runs (a search left running would hold a connection until its deadline). Once the
+        // handler has answered, interrupting it does nothing, so streamed answers are not affected.
+        outgoing.once("close", () => {
+          if (!outgoing.writableFinished) cancel()
+        })
       }
       runCallback(authenticator.authenticate(request, match.route.public === true), {
         onExit: (exit) => (Exit.isSuccess(exit) ? answer(exit.value) : runCallback(failed(exit.cause), { onExit: finish }))

@@ -13,6 +13,11 @@ export interface BackendRequest {
   readonly path: string
   readonly query: URLSearchParams
   readonly body: unknown
+  /**
+   * Someone is waiting for this answer (the search proxy): when every search slot is taken it waits briefly in a
+   * bounded queue and is otherwise answered 429. Other requests (batch searches) wait for a slot.
+   */
+  readonly interactive?: boolean
 }
 
 /** The backend's answer: its status and its JSON body, as Elasticsearch would give them (errors included). */

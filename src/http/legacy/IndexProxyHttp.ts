@@ -66,7 +66,7 @@ const forward = (method: BackendRequest["method"]) =>
       ? new URLSearchParams({ source: JSON.stringify(body.value), source_content_type: "application/json" })
       : request.query
     const backend = yield* SearchBackend
-    const answer = yield* backend.handle({ method, path, query, body: method === "POST" && body._tag === "Json" ? body.value : undefined })
+    const answer = yield* backend.handle({ method, path, query, body: method === "POST" && body._tag === "Json" ? body.value : undefined, interactive: true })
     return method === "HEAD" ? empty(answer.status) : json(answer.body, answer.status)
   })
 

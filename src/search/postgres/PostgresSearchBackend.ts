@@ -1,11 +1,14 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Deferred, Effect, Layer, Metric } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Metric } from "effect"
+import { DatabaseInfo } from "../../db/Database.ts"
 import { holdsNul } from "../../db/Nul.ts"
 import { type BackendRequest, type BackendResponse, SearchBackend } from "../SearchBackend.ts"
+import { type AdmissionOptions, makeAdmission } from "./Admission.ts"
 import { answerCacheHits, answerKey, type IndexGeneration, makeAnswerCache } from "./AnswerCache.ts"
-import { errorBody, illegalArgument, indexNotFound, parsingError, SearchRequestError, unsupported } from "./dsl/Errors.ts"
+import { errorBody, illegalArgument, indexNotFound, parsingError, SearchRequestError, searchTimedOut, unsupported } from "./dsl/Errors.ts"
+import { withExpansions } from "./dsl/Expansion.ts"
 import { type Field, resolveField } from "./dsl/Fields.ts"
-import { parseCountRequest, parseSearchRequest, sourceFilterOfUrl } from "./dsl/ParseRequest.ts"
+import { parseCountRequest, parseSearchRequest, parseTimeout, sourceFilterOfUrl } from "./dsl/ParseRequest.ts"
 import { type RecordRow, recordColumns, routingOf, sourceOf } from "./dsl/Records.ts"
 import { continueScroll, openScroll } from "./dsl/Scroll.ts"
 import { runCount, runSearch } from "./dsl/Search.ts"
@@ -53,13 +56,40 @@ const bodyOf = (request: BackendRequest) =>
 /** What the answer cache may hold by default: some thousands of result pages with their facets. */
 const defaultAnswerCacheBytes = 64 * 1024 * 1024
 
+/** How long a search may run when its request gives no `timeout`. */
+const defaultTimeoutMillis = 30_000
+
+/**
+ * Searches at once: the server's pool has ten connections, four kept for other requests and cancellations; the
+ * embedded database has one connection and runs one statement at a time anyway.
+ */
+const defaultAdmission = (kind: "pglite" | "postgres"): AdmissionOptions => ({ running: kind === "postgres" ? 6 : 1, queued: 64, maxWaitMillis: 5_000 })
+
+export interface SearchBackendOptions {
+  readonly admission?: AdmissionOptions
+  readonly defaultTimeoutMillis?: number
+}
+
 /** The embedded engine, with an answer cache of `answerCacheBytes` (0: none). */
-export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.scoped(
+export const makePostgresSearchBackend = (answerCacheBytes: number, options: SearchBackendOptions = {}) => Layer.scoped(
   SearchBackend,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // Without DatabaseInfo (some benchmarks provide the SqlClient alone), the server's sizing.
+    const database = yield* Effect.serviceOption(DatabaseInfo)
     const layerScope = yield* Effect.scope
     const answers = makeAnswerCache(answerCacheBytes)
+    const admit = yield* makeAdmission(options.admission ?? defaultAdmission(database._tag === "Some" ? database.value.kind : "postgres"))
+
+    /**
+     * The database work of a search: admitted (past the slots it waits or is refused, see Admission.ts), then given
+     * until its deadline, when it is interrupted, which cancels its running statement on a server (the embedded
+     * database cannot stop a statement: there the deadline acts between statements).
+     */
+    const bounded = <A>(request: BackendRequest, timeoutMillis: number | undefined, work: Effect.Effect<A, SearchFailure>) => {
+      const millis = timeoutMillis ?? options.defaultTimeoutMillis ?? defaultTimeoutMillis
+      return admit(Effect.timeoutFail(work, { duration: millis, onTimeout: () => searchTimedOut(millis) }), request.interactive === true)
+    }
 
     /**
      * The indices of a comma-separated list, each with its generation; the first unknown one is a 404. Read before
@@ -77,29 +107,52 @@ export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.sco
       })
 
     /**
-     * Answers being computed, by key. An identical request that comes meanwhile (a burst of users opening the same
-     * result list) waits for that answer instead of running the same search again. The computation runs on its own
-     * fiber, in the layer's scope, so a requester that goes away stops neither it nor the others waiting for it.
+     * Answers being computed, by key, with how many requesters wait for each. An identical request that comes
+     * meanwhile (a burst of users opening the same result list) waits for that answer instead of running the same
+     * search again. The computation runs on its own fiber, in the layer's scope, so a requester that goes away stops
+     * no one else; when the last one waiting goes away, the computation is interrupted, which cancels its statement.
      */
-    const running = new Map<string, Deferred.Deferred<string, SearchFailure>>()
+    interface Computation {
+      readonly answer: Deferred.Deferred<string, SearchFailure>
+      waiters: number
+      fiber: Fiber.RuntimeFiber<unknown> | undefined
+    }
+    const running = new Map<string, Computation>()
 
-    const computeShared = (key: string, answer: Effect.Effect<Record<string, unknown>, SearchFailure>) =>
+    const start = (key: string, answer: Effect.Effect<Record<string, unknown>, SearchFailure>) =>
       Effect.gen(function* () {
-        const pending = running.get(key)
-        if (pending !== undefined) return yield* Effect.zipRight(Metric.increment(answerCacheHits), Deferred.await(pending))
-        const computed = yield* Deferred.make<string, SearchFailure>()
-        running.set(key, computed)
-        yield* answer.pipe(
+        const computation: Computation = { answer: yield* Deferred.make<string, SearchFailure>(), waiters: 0, fiber: undefined }
+        running.set(key, computation)
+        computation.fiber = yield* answer.pipe(
           Effect.map((value) => {
             const text = JSON.stringify(value)
             answers.set(key, text)
             return text
           }),
-          Effect.onExit((exit) => Effect.zipRight(Effect.sync(() => running.delete(key)), Deferred.done(computed, exit))),
+          Effect.onExit((exit) =>
+            Effect.zipRight(Effect.sync(() => running.get(key) === computation && running.delete(key)), Deferred.done(computation.answer, exit))
+          ),
           Effect.exit,
           Effect.forkIn(layerScope)
         )
-        return yield* Deferred.await(computed)
+        return computation
+      })
+
+    const leave = (key: string, computation: Computation, interrupted: boolean) =>
+      Effect.suspend(() => {
+        computation.waiters--
+        if (!interrupted || computation.waiters > 0 || computation.fiber === undefined) return Effect.void
+        if (running.get(key) === computation) running.delete(key)
+        return Fiber.interruptFork(computation.fiber)
+      })
+
+    const computeShared = (key: string, answer: Effect.Effect<Record<string, unknown>, SearchFailure>) =>
+      Effect.gen(function* () {
+        const pending = running.get(key)
+        if (pending !== undefined) yield* Metric.increment(answerCacheHits)
+        const computation = pending ?? (yield* start(key, answer))
+        computation.waiters++
+        return yield* Deferred.await(computation.answer).pipe(Effect.onExit((exit) => leave(key, computation, Exit.isInterrupted(exit))))
       })
 
     /**
@@ -120,12 +173,14 @@ export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.sco
       })
 
     const search = (indices: ReadonlyArray<IndexGeneration>, request: BackendRequest) =>
-      Effect.flatMap(bodyOf(request), (body) => {
+      Effect.gen(function* () {
+        const body = yield* bodyOf(request)
+        const timeout = yield* parseTimeout(body, request.query)
         const scroll = request.query.get("scroll")
         const names = indices.map((index) => index.project)
-        return scroll === null
-          ? cached("search", indices, body, request.query, Effect.flatMap(parseSearchRequest(body, request.query), (parsed) => runSearch(sql, names, parsed)))
-          : openScroll(sql, names, body, request.query, scroll)
+        if (scroll !== null) return yield* bounded(request, timeout, openScroll(sql, names, body, request.query, scroll))
+        const answer = Effect.flatMap(parseSearchRequest(body, request.query), (parsed) => withExpansions(sql, names, parsed.query, runSearch(sql, names, parsed)))
+        return yield* cached("search", indices, body, request.query, bounded(request, timeout, answer))
       })
 
     /** `_search/scroll`: the id and keep-alive from the body, the URL parameters, or the id as the last segment. */
@@ -137,7 +192,7 @@ export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.sco
         const keepAlive = fields.scroll ?? request.query.get("scroll") ?? undefined
         if (typeof id !== "string" || id === "") return yield* illegalArgument("request is missing scroll ID")
         if (keepAlive !== undefined && typeof keepAlive !== "string") return yield* parsingError("[scroll] must be a time value such as 1m")
-        return yield* continueScroll(sql, id, keepAlive)
+        return yield* bounded(request, undefined, continueScroll(sql, id, keepAlive))
       })
 
     const asyncSearch = (indices: ReadonlyArray<IndexGeneration>, request: BackendRequest) =>
@@ -154,9 +209,13 @@ export const makePostgresSearchBackend = (answerCacheBytes: number) => Layer.sco
       })
 
     const count = (indices: ReadonlyArray<IndexGeneration>, request: BackendRequest) =>
-      Effect.flatMap(bodyOf(request), (body) =>
-        cached("count", indices, body, request.query, Effect.flatMap(parseCountRequest(body, request.query), (query) => runCount(sql, indices.map((index) => index.project), query)))
-      )
+      Effect.gen(function* () {
+        const body = yield* bodyOf(request)
+        const timeout = yield* parseTimeout(undefined, request.query)
+        const names = indices.map((index) => index.project)
+        const answer = Effect.flatMap(parseCountRequest(body, request.query), (query) => withExpansions(sql, names, query, runCount(sql, names, query)))
+        return yield* cached("count", indices, body, request.query, bounded(request, timeout, answer))
+      })
 
     /** The index has one shard, so, as in ES then, a `routing` parameter does not change which record is found. */
     const record = (index: string, id: string) =>

@@ -158,6 +158,22 @@ export const urlSource = (query: URLSearchParams): SourceFilter | false | undefi
   return { _tag: "Filter", includes: sourceList ?? includes ?? [], excludes: excludes ?? [] }
 }
 
+const timeUnitMillis: Record<string, number> = { nanos: 1e-6, micros: 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/**
+ * The `timeout` of a search (the URL parameter, else the body's) in milliseconds, in ES time units (`500ms`, `10s`,
+ * `1m`); undefined when none is given or it is `-1` (no timeout of its own: the server's deadline applies).
+ */
+export const parseTimeout = (body: unknown, query: URLSearchParams): Effect.Effect<number | undefined, SearchRequestError> => {
+  const value = query.get("timeout") ?? (isObject(body) ? body.timeout : undefined)
+  if (value === undefined || value === null || value === -1 || value === "-1") return Effect.succeed(undefined)
+  const match = typeof value === "string" ? /^\s*(\d+(?:\.\d+)?)\s*(nanos|micros|ms|s|m|h|d)\s*$/.exec(value) : null
+  if (match === null) {
+    return Effect.fail(parsingError(`failed to parse setting [timeout] with value [${String(value)}] as a time value: unit is missing or unrecognized`))
+  }
+  return Effect.succeed(Math.max(1, Math.ceil(Number(match[1]) * timeUnitMillis[match[2]!]!)))
+}
+
 /** A whole `_search` / `_count` body plus the URL parameters that override it (search-dsl.md §5.2–§5.3). */
 export const parseSearchRequest = (body: unknown, query: URLSearchParams): Effect.Effect<SearchRequest, SearchRequestError> =>
   Effect.gen(function* () {
