@@ -255,7 +255,10 @@ export const fuzzyCondition = (sql: Sql, field: Field, value: string, distance: 
     case "routing": {
       const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
       const term = field.kind === "keyword" && field.lowercase ? value.toLowerCase() : value
-      return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (candidate) => close(candidate, term))))
+      // Within `distance` edits, the lengths differ by `distance` at most: a condition the length indexes of the
+      // path and mentions serve, so that the edit distance is computed on a few values instead of every record's.
+      const lengthClose = (candidate: Fragment) => sql`length(${candidate}) BETWEEN ${term.length - distance} AND ${term.length + distance}`
+      return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (candidate) => sql`(${lengthClose(candidate)} AND ${close(candidate, term)})`)))
     }
     case "text": {
       const term = field.normalize(value)

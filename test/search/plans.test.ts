@@ -1,0 +1,140 @@
+import { SqlClient, Statement } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
+import { PostgresDocumentIndex } from "../../src/search/postgres/PostgresDocumentIndex.ts"
+import { makePostgresSearchBackend } from "../../src/search/postgres/PostgresSearchBackend.ts"
+import { SearchBackend } from "../../src/search/SearchBackend.ts"
+import { testDatabase } from "../engine/helpers.ts"
+import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+
+/**
+ * The plans of the searches users send: a selective search must reach its matches through an index, never by
+ * reading every document of the project (a sequential scan, or an index scan on the project alone with the query as
+ * a filter, which decompressed every document's words). The SQL is the engine's own, captured as it runs.
+ */
+
+const project = "plans"
+const documentCount = 10_000
+
+/** Words `w1` … `w2000`, low numbers frequent; a rare phrase, tag, content type, folder and day each on a few documents. */
+const generateCorpus = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`INSERT INTO document_indices (project) VALUES (${project})`
+  yield* sql`SELECT setseed(0.2)`
+  yield* sql`
+    INSERT INTO documents (project, id, root_id, path, dirname, dirname_tree, content, content_type, content_length,
+      content_text_length, content_encoding, language, metadata, extraction_date, extraction_level, tags, content_tsv)
+    SELECT ${project}, 'doc-' || g, 'doc-' || g, dir || '/file-' || g || '.txt', dir, ARRAY['/data', '/data/d' || (g % 20), dir],
+      words, CASE WHEN g % 500 = 0 THEN 'application/vnd.rare' ELSE 'text/plain' END, length(words), length(words), 'UTF-8',
+      CASE WHEN g % 500 = 1 THEN 'WELSH' ELSE 'ENGLISH' END, jsonb_build_object('tika_metadata_resourcename', 'file-' || g || '.txt'),
+      timestamptz '2021-01-01' + (g % 1000) * interval '1 day', CASE WHEN g % 500 = 2 THEN 1 ELSE 0 END,
+      CASE WHEN g % 500 = 3 THEN ARRAY['Rare'] WHEN g % 2 = 0 THEN ARRAY['common'] ELSE '{}'::text[] END, to_tsvector('simple', words)
+    FROM generate_series(1, ${documentCount}) AS g
+    CROSS JOIN LATERAL (SELECT '/data/d' || (g % 20) || '/s' || (g % 50) AS dir) AS d
+    CROSS JOIN LATERAL (
+      SELECT string_agg('w' || floor(power(2000::float8, random()))::int, ' ') || CASE WHEN g % 500 = 4 THEN ' needle haystack' ELSE '' END AS words
+      FROM generate_series(1, 60) WHERE g > 0
+    ) AS c`
+  yield* Effect.flatMap(DocumentIndex, (index) => index.refresh())
+})
+
+/** The body the Datashare client sends for its result list, around `query` (a query_string or a filter). */
+const clientBody = (query: unknown) => ({
+  from: 0,
+  size: 25,
+  sort: [{ _score: { order: "desc" } }, { path: { order: "asc" } }],
+  _source: { includes: ["*"], excludes: ["content", "content_translated"] },
+  track_total_hits: true,
+  query: { bool: { must: [{ match_all: {} }, query, { match: { type: "Document" } }] } }
+})
+const words = (query: string) => clientBody({ bool: { should: [{ query_string: { query } }] } })
+
+interface PlanNode {
+  readonly "Node Type": string
+  readonly "Relation Name"?: string
+  readonly "Index Name"?: string
+  readonly "Index Cond"?: string
+  readonly Plans?: ReadonlyArray<PlanNode>
+}
+
+const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
+
+/** How a plan reads every document of the project, if it does. */
+const wholeProjectReads = (plan: PlanNode) =>
+  nodesOf(plan).flatMap((node) => {
+    if (node["Node Type"] === "Seq Scan" && node["Relation Name"] === "documents") return ["Seq Scan on documents"]
+    const onDocuments = node["Index Name"]?.startsWith("documents") === true
+    const projectOnly = /project/.test(node["Index Cond"] ?? "") && !/ AND /.test(node["Index Cond"] ?? "")
+    return onDocuments && projectOnly ? [`${node["Node Type"]} on ${node["Index Name"]} for the project alone`] : []
+  })
+
+/** The plan of the statement that finds a search's matches, as the engine sends it. */
+const planOf = (body: unknown) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const backend = yield* SearchBackend
+    const statements: Array<readonly [string, ReadonlyArray<unknown>]> = []
+    const response = yield* backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body }).pipe(
+      Statement.withTransformer((statement) =>
+        Effect.sync(() => {
+          statements.push(statement.compile())
+          return statement
+        })
+      )
+    )
+    expect(response.status).toBe(200)
+    const [text, parameters] = statements.find(([text]) => text.includes("matched AS MATERIALIZED"))!
+    const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, parameters as Array<never>)
+    const explained = Object.values(rows[0]!)[0]
+    const plan = (typeof explained === "string" ? JSON.parse(explained) : explained) as ReadonlyArray<{ Plan: PlanNode }>
+    return { plan: plan[0]!.Plan, total: (response.body as { hits: { total: { value: number } } }).hits.total.value }
+  })
+
+const selectiveSearches: ReadonlyArray<readonly [string, unknown]> = [
+  ["a rare word in the default fields", words("w1999")],
+  ["two rare words", words("w1998 w1999")],
+  ["a phrase", words('"needle haystack"')],
+  ["a prefix", words("needl*")],
+  ["a wildcard", words("ne?dl*")],
+  ["a leading wildcard", words("*aystack")],
+  ["a fuzzy word", words("haystak~1")],
+  ["a regular expression", words("/hay.tack/")],
+  ["ids", clientBody({ ids: { values: ["doc-1", "doc-2", "doc-3"] } })],
+  ["the starred filter (terms on _id)", clientBody({ terms: { _id: ["doc-10", "doc-20"] } })],
+  ["terms on tags, case-insensitively", clientBody({ terms: { tags: ["RARE"] } })],
+  ["the path tree", clientBody({ term: { "dirname.tree": "/data/d3/s3" } })],
+  ["a date range", clientBody({ range: { extractionDate: { gte: "2021-02-01", lt: "2021-02-03" } } })],
+  ["the content type filter", clientBody({ bool: { filter: [{ terms: { contentType: ["application/vnd.rare"] } }] } })],
+  ["the language filter", clientBody({ bool: { filter: [{ terms: { language: ["WELSH"] } }] } })],
+  ["the extraction level filter", clientBody({ bool: { filter: [{ terms: { extractionLevel: [1] } }] } })],
+  ["words with the client's filters", clientBody({ bool: { must: [{ query_string: { query: "w1999 OR w1998" } }], filter: [{ terms: { contentType: ["text/plain"] } }, { terms: { language: ["ENGLISH"] } }] } })]
+]
+
+for (const database of databaseKinds) {
+  const skip = database === "postgres" && !postgresAvailable
+  describe.skipIf(skip)(`search plans on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
+    const corpus = Layer.effectDiscard(generateCorpus).pipe(Layer.provideMerge(PostgresDocumentIndex), Layer.provideMerge(testDatabase(database)), Layer.orDie)
+    layer(Layer.provideMerge(makePostgresSearchBackend(0), corpus), { timeout: 120_000 })((it) => {
+      for (const [name, body] of selectiveSearches) {
+        it.effect(`${name} reads its matches through an index`, () =>
+          Effect.gen(function* () {
+            const { plan, total } = yield* planOf(body)
+            // Selective: a few percent of the project at most, so that reading it all is never the better plan.
+            expect(total).toBeGreaterThan(0)
+            expect(total).toBeLessThan(documentCount / 20)
+            expect(wholeProjectReads(plan)).toEqual([])
+          })
+        )
+      }
+
+      it.effect("the check fails on a plan that reads the whole project", () =>
+        Effect.gen(function* () {
+          // A word in half of the documents is better read whole: the check sees it.
+          const { plan } = yield* planOf(words("w1"))
+          expect(wholeProjectReads(plan).length).toBeGreaterThan(0)
+        })
+      )
+    })
+  })
+}
