@@ -220,7 +220,7 @@ export const makePostgresSearchBackend = (answerCacheBytes: number, options: Sea
     /** The index has one shard, so, as in ES then, a `routing` parameter does not change which record is found. */
     const record = (index: string, id: string) =>
       Effect.map(
-        sql<RecordRow>`SELECT ${recordColumns(sql, "r", true)} FROM search_records r WHERE r.project = ${index} AND r.id = ${id} ORDER BY r.path LIMIT 1`,
+        sql<RecordRow>`SELECT ${recordColumns(sql, "r", "whole")} FROM search_records r WHERE r.project = ${index} AND r.id = ${id} ORDER BY r.path LIMIT 1`,
         (rows) => rows[0]
       )
 

@@ -39,8 +39,14 @@ export interface RecordRow {
   readonly documentId: string | null
 }
 
+/** How much of the content a hit reads: none, all of it, or its first characters (what a highlight analyses). */
+export type ContentRead = "none" | "whole" | { readonly firstCharacters: number }
+
+const contentColumn = (alias: string, read: ContentRead) =>
+  read === "none" ? "NULL::text AS content" : read === "whole" ? `${alias}.content` : `substr(${alias}.content, 1, ${Math.trunc(read.firstCharacters)}) AS content`
+
 /** The columns of a hit; the content only when the source or a highlight needs it. */
-export const recordColumns = (sql: Statement.Constructor, alias: string, withContent: boolean) =>
+export const recordColumns = (sql: Statement.Constructor, alias: string, content: ContentRead) =>
   sql.literal(
     [
       "project", "id", "type", "routing", "routed", `join_parent AS "joinParent"`, "path", "dirname",
@@ -53,7 +59,7 @@ export const recordColumns = (sql: Statement.Constructor, alias: string, withCon
       "category", `offsets::float8[] AS offsets`, "extractor", `extractor_language AS "extractorLanguage"`,
       `is_hidden AS "isHidden"`, `parts_of_speech AS "partsOfSpeech"`, `document_id AS "documentId"`
     ]
-      .map((column) => (column === "content" && !withContent ? "NULL::text AS content" : `${alias}.${column}`))
+      .map((column) => (column === "content" ? contentColumn(alias, content) : `${alias}.${column}`))
       .join(", ")
   )
 

@@ -6,7 +6,7 @@ import { compileQuery } from "./Compile.ts"
 import type { SearchRequestError } from "./Errors.ts"
 import { resolveField } from "./Fields.ts"
 import { highlightText } from "./Highlight.ts"
-import { type RecordRow, recordColumns, routingOf, sourceOf } from "./Records.ts"
+import { type ContentRead, type RecordRow, recordColumns, routingOf, sourceOf } from "./Records.ts"
 import { type SortKey, sortKeys } from "./Sort.ts"
 import { filterSource, sourceMayInclude } from "./Source.ts"
 
@@ -67,12 +67,30 @@ const pageSelect = (sql: Sql, keys: ReadonlyArray<SortKey>, from: number, size: 
     FROM (SELECT * FROM matched m ORDER BY ${sql.csv(order)} LIMIT ${size} OFFSET ${from}) h)`
 }
 
-/** The page's records, whole (content included when the source or a highlight needs it), in page order. */
-const pageRecords = (sql: Sql, page: ReadonlyArray<PageEntry>, withContent: boolean) =>
+/** ES's `index.highlight.max_analyzed_offset`: the characters a highlight analyses when the request sets no limit. */
+const defaultMaxAnalyzedOffset = 1_000_000
+/** Characters read past the analysed ones, so that a passage ending after the limit ends where it would in the whole text. */
+const passageMargin = 64 * 1024
+
+/**
+ * The content a page needs: all of it when the source may show it or a highlight marks the whole text; for
+ * highlighting passages, only the characters analysed (and a margin), so that a page of long documents does not read
+ * and send each of them whole.
+ */
+const contentRead = (request: SearchRequest): ContentRead => {
+  if (sourceMayInclude(request.source, "content")) return "whole"
+  if (request.highlight.length === 0) return "none"
+  if (request.highlight.some((field) => field.numberOfFragments === 0)) return "whole"
+  const analysed = Math.max(...request.highlight.map((field) => Math.max(field.maxAnalyzedOffset ?? defaultMaxAnalyzedOffset, field.noMatchSize)))
+  return { firstCharacters: analysed + passageMargin }
+}
+
+/** The page's records, whole (content included as far as the source or a highlight needs it), in page order. */
+const pageRecords = (sql: Sql, page: ReadonlyArray<PageEntry>, content: ContentRead) =>
   Effect.gen(function* () {
     if (page.length === 0) return []
     const conditions = page.map(([project, id, path]) => sql`(r.project = ${project} AND r.id = ${id} AND r.path IS NOT DISTINCT FROM ${path})`)
-    const rows = yield* sql<RecordRow>`SELECT ${recordColumns(sql, "r", withContent)} FROM search_records r WHERE ${sql.or(conditions)}`
+    const rows = yield* sql<RecordRow>`SELECT ${recordColumns(sql, "r", content)} FROM search_records r WHERE ${sql.or(conditions)}`
     const byKey = new Map(rows.map((row) => [`${row.project}\0${row.id}\0${row.path}`, row]))
     return page.flatMap((entry) => {
       const row = byKey.get(`${entry[0]}\0${entry[1]}\0${entry[2]}`)
@@ -101,8 +119,7 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
     const row = rows[0] ?? {}
     const aggregations = yield* Effect.forEach(parts, ([name, part], index) => Effect.map(part.finish(row[`a${index}`]), (value) => [name, value] as const))
     const page = (Array.isArray(row.page) ? row.page : []) as ReadonlyArray<PageEntry>
-    const withContent = request.highlight.length > 0 || sourceMayInclude(request.source, "content")
-    const records = yield* pageRecords(sql, page, withContent)
+    const records = yield* pageRecords(sql, page, contentRead(request))
     const hits = records.map(({ row: record, entry }) => {
       const highlight = Object.fromEntries(
         request.highlight.flatMap((field) => {
