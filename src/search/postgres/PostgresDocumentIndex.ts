@@ -252,17 +252,14 @@ export const PostgresDocumentIndex = Layer.effect(
     })
 
     /**
-     * GIN indexes take new entries into a pending list that every search scans whole until it is merged (by
-     * autovacuum, or once it outgrows gin_pending_list_limit): after a bulk index its scan cost a text search
-     * milliseconds and priced the index so high that the planner read the whole project instead. ANALYZE samples a
-     * bounded number of rows (300 times the statistics target) whatever the table's size.
+     * VACUUM merges the pending lists GIN indexes keep new entries in (every search scans them whole until then: after
+     * a bulk index that cost a text search milliseconds and priced the index so high that the planner read the whole
+     * project instead), marks the new pages all-visible so that facets can be read from indexes alone, and ANALYZE
+     * refreshes the statistics, sampling a bounded number of rows (300 times the statistics target) whatever the
+     * table's size. Outside a transaction, as VACUUM must be; it blocks neither reads nor writes.
      */
     const refresh = Effect.fn("DocumentIndex.refresh")(function* () {
-      yield* sql`
-        SELECT gin_clean_pending_list(i.indexrelid::regclass) FROM pg_index i
-        JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
-        WHERE am.amname = 'gin' AND i.indrelid IN ('documents'::regclass, 'named_entities'::regclass)`
-      yield* sql`ANALYZE documents, named_entities, duplicates`
+      yield* sql`VACUUM (ANALYZE) documents, named_entities, duplicates`
     })
 
     return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, refresh, deleteIndex, ...postgresNamedEntities(sql) })

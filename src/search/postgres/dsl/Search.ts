@@ -19,17 +19,52 @@ import { filterSource, sourceMayInclude } from "./Source.ts"
 type Sql = Statement.Constructor
 
 /**
- * Columns `matched` keeps: where each record is, for the page, and the view columns the aggregated fields read
- * (found in the SQL of their expressions). Only those: a narrow `matched` stays in memory and is read fast by every
- * part of the statement, where all the view's columns made it spill to disk.
+ * Columns `matched` keeps: where each record is, when there is a page to choose, and the view columns the aggregated
+ * fields read (found in the SQL of their expressions). Only those: a narrow `matched` stays in memory and is read
+ * fast by every part of the statement, where all the view's columns made it spill to disk; and a facet alone (no
+ * page) reads only its field, which an index can give without reading the documents.
  */
-const matchedColumns = (sql: Sql, aggregatedFields: ReadonlyArray<string>) => {
+const matchedColumns = (sql: Sql, aggregatedFields: ReadonlyArray<string>, withPage: boolean) => {
   const read = aggregatedFields.flatMap((name) => {
     const field = resolveField(sql, name, "r")
     const fragments = field.kind === "text" ? [field.tsvector, field.source] : field.kind === "unknown" ? [] : field.kind === "routing" ? [field.column, field.routed] : [field.column]
     return fragments.flatMap((fragment) => [...sql`${fragment}`.compile()[0].matchAll(/\br\.([a-z_]+)/g)].map((match) => match[1]!))
   })
-  return [...new Set(["project", "id", "path", ...read])].map((name) => `r.${name}`).join(", ")
+  return [...new Set([...(withPage ? ["project", "id", "path"] : []), ...read])].map((name) => sql.literal(`r.${name}`))
+}
+
+/**
+ * The record types a query can match, from its `type` conditions (undefined: any). Only required clauses count:
+ * the client's searches say `type: Document` in a must clause.
+ */
+const recordTypes = (query: Query): ReadonlySet<string> | undefined => {
+  switch (query._tag) {
+    case "Bool": {
+      const required = [...query.must, ...query.filter].map(recordTypes).filter((types) => types !== undefined)
+      if (required.length === 0) return undefined
+      return required.reduce((kept, types) => new Set([...kept].filter((type) => types.has(type))))
+    }
+    case "Terms":
+      return query.field === "type" && !query.caseInsensitive ? new Set(query.values.map(String)) : undefined
+    case "Match":
+    case "Phrase":
+      return query.field === "type" ? new Set([query.text]) : undefined
+    case "ParentId":
+      return new Set([query.type])
+    case "HasChild":
+      return new Set(["Document"])
+    default:
+      return undefined
+  }
+}
+
+/**
+ * What a search reads: the documents alone when its query keeps to them, which spares the planner the union of
+ * record types (it then reads only the columns it needs, from an index where it can); every record type otherwise.
+ */
+const recordsOf = (sql: Sql, query: Query) => {
+  const types = recordTypes(query)
+  return sql.literal(types !== undefined && types.size === 1 && types.has("Document") ? "document_records" : "search_records")
 }
 
 const aggregatedFields = (request: SearchRequest) =>
@@ -102,16 +137,21 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
   Effect.gen(function* () {
     const started = Date.now()
     const scope = yield* searchScope(sql, indices, request.query)
-    const clauses = request.sort ?? [{ _tag: "Score", order: "desc" }]
+    // Without a page (facets, counts) nothing is ranked or sorted.
+    const withPage = request.size > 0
+    const clauses = withPage ? (request.sort ?? [{ _tag: "Score", order: "desc" }]) : []
     const scored = clauses.some((clause) => clause._tag === "Score")
-    const score = scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
-    const sortColumns = keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql`${key.expression!} AS ${sql.literal(`s${index}`)}`]))
+    const columns = [
+      ...matchedColumns(sql, aggregatedFields(request), withPage),
+      ...(withPage ? [sql`${scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")} AS score`] : []),
+      ...keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql`${key.expression!} AS ${sql.literal(`s${index}`)}`]))
+    ]
     const rows = yield* sql<Record<string, unknown>>`
       WITH matched AS MATERIALIZED (
-        SELECT ${sql.literal(matchedColumns(sql, aggregatedFields(request)))}, ${score} AS score${sortColumns.length === 0 ? sql`` : sql`, ${sql.csv(sortColumns)}`}
-        FROM search_records r WHERE ${scope.where}
+        SELECT ${columns.length === 0 ? sql.literal("1 AS found") : sql.csv(columns)}
+        FROM ${recordsOf(sql, request.query)} r WHERE ${scope.where}
       )
       SELECT ${totalCount(sql, request.trackTotalHits)} AS total,
         ${request.size === 0 ? sql.literal("'[]'::json") : pageSelect(sql, keys, request.from, request.size)} AS page
@@ -157,6 +197,6 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
 export const runCount = (sql: Sql, indices: ReadonlyArray<string>, query: Query) =>
   Effect.gen(function* () {
     const scope = yield* searchScope(sql, indices, query)
-    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM search_records r WHERE ${scope.where}`
+    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM ${recordsOf(sql, query)} r WHERE ${scope.where}`
     return { count: rows[0]?.count ?? 0, _shards: { total: indices.length, successful: indices.length, skipped: 0, failed: 0 } }
   })
