@@ -128,6 +128,17 @@ for (const database of databaseKinds) {
         )
       }
 
+      for (const field of ["contentType", "language", "extractionLevel", "extractionDate"]) {
+        it.effect(`a facet of ${field} over the whole project reads an index, not the documents`, () =>
+          Effect.gen(function* () {
+            const facet = field === "extractionDate" ? { date_histogram: { field, calendar_interval: "1M" } } : { terms: { field, size: 25 } }
+            const { plan, total } = yield* planOf({ ...clientBody({ match_all: {} }), size: 0, aggs: { facet } })
+            expect(total).toBe(documentCount)
+            expect(nodesOf(plan).filter((node) => node["Relation Name"] === "documents").map((node) => node["Node Type"])).toEqual(["Index Only Scan"])
+          })
+        )
+      }
+
       it.effect("the check fails on a plan that reads the whole project", () =>
         Effect.gen(function* () {
           // A word in half of the documents is better read whole: the check sees it.
