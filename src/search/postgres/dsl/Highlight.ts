@@ -6,25 +6,267 @@ import { words as wordsOf } from "./Text.ts"
  * Highlighting of `content` as ES's unified highlighter gives it: passages are sentences (a sentence longer than
  * fragment_size is cut at a word boundary), extended by the following sentences while they fit in fragment_size;
  * the best-scoring passages are kept and returned in text order with every matched word wrapped in the tags.
+ *
+ * Only words starting in the first `max_analyzed_offset` characters are looked at (matches after them are ignored),
+ * and the text is read no further than needed: to the end of the last of those words, then around the passages.
  */
+
+/** ES's default `index.highlight.max_analyzed_offset`, for requests that set no limit of their own. */
+const defaultMaxAnalyzedOffset = 1_000_000
 
 type WordMatcher = (word: string) => boolean
 
 interface Matchers {
-  readonly words: Array<WordMatcher>
+  /** Folded words matched as they are (match, term and terms queries, sloppy phrases). */
+  readonly words: Set<string>
+  /** Wildcard, regexp and fuzzy queries: a test of each word. */
+  readonly tests: Array<WordMatcher>
+  /** Folded words of exact phrases, matched as a run of consecutive words. */
   readonly phrases: Array<ReadonlyArray<string>>
 }
 
-const likeToRegExp = (pattern: string) => {
-  let out = ""
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!
-    if (c === "\\" && i + 1 < pattern.length) out += pattern[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
-    else if (c === "*") out += ".*"
-    else if (c === "?") out += "."
-    else out += c.replace(/[.+^${}()|[\]\\/]/g, "\\$&")
+const codePointSize = (codePoint: number) => (codePoint > 0xffff ? 2 : 1)
+
+// Wildcards are matched by hand: as a backtracking RegExp, `*a*a*a*a*b` takes minutes on a word of 500 letters.
+const anyRun = -1
+const anyOne = -2
+
+/** A Lucene wildcard as code points to match, `anyRun` for `*` and `anyOne` for `?`; `\` makes the next one literal. */
+const wildcardParts = (pattern: string): ReadonlyArray<number> => {
+  const parts: Array<number> = []
+  for (let i = 0; i < pattern.length; ) {
+    let codePoint = pattern.codePointAt(i)!
+    if (codePoint === 0x5c && i + 1 < pattern.length) {
+      i++
+      codePoint = pattern.codePointAt(i)!
+      parts.push(codePoint)
+    } else parts.push(codePoint === 0x2a ? anyRun : codePoint === 0x3f ? anyOne : codePoint)
+    i += codePointSize(codePoint)
   }
-  return new RegExp(`^${out}$`, "u")
+  return parts
+}
+
+/**
+ * Whether the whole word matches. On a mismatch only the last `*` met takes one more character and the rest is
+ * tried again: whatever giving more to an earlier `*` could match, the last one can match too. So the cost is at
+ * most the word's length times the pattern's.
+ */
+const wildcardMatches = (parts: ReadonlyArray<number>, word: string) => {
+  let part = 0
+  let at = 0
+  let lastRun = -1
+  let runEnd = 0
+  while (at < word.length) {
+    const codePoint = word.codePointAt(at)!
+    if (part < parts.length && (parts[part] === anyOne || parts[part] === codePoint)) {
+      part++
+      at += codePointSize(codePoint)
+    } else if (part < parts.length && parts[part] === anyRun) {
+      lastRun = part++
+      runEnd = at
+    } else if (lastRun >= 0) {
+      part = lastRun + 1
+      runEnd += codePointSize(word.codePointAt(runEnd)!)
+      at = runEnd
+    } else return false
+  }
+  while (part < parts.length && parts[part] === anyRun) part++
+  return part === parts.length
+}
+
+type CharacterTest = (unit: string) => boolean
+
+/**
+ * A regular expression as `translateRegexp` (Patterns.ts) writes it: `^(?:…)$` made of one-character pieces
+ * (a literal, an escape, `.` or a class), `(?:…)` groups, `|`, and the quantifiers `*`, `+`, `?`, `{n}`, `{n,}`,
+ * `{n,m}` (a trailing lazy `?` changes nothing for a whole-word match).
+ */
+type Pattern =
+  | { readonly _tag: "Character"; readonly test: CharacterTest }
+  | { readonly _tag: "Sequence"; readonly items: ReadonlyArray<Pattern> }
+  | { readonly _tag: "Choice"; readonly options: ReadonlyArray<Pattern> }
+  | { readonly _tag: "Repeat"; readonly item: Pattern; readonly min: number; readonly max: number }
+
+const parsePattern = (pattern: string, flags: string): Pattern => {
+  const source = pattern.slice(1, -1) // without the anchors: the automaton matches whole words anyway
+  let i = 0
+  // Each piece is still tested by a RegExp of its own, on one character, so characters match exactly as before.
+  const character = (piece: string): Pattern => {
+    const regexp = new RegExp(`^${piece}$`, flags)
+    const known = new Map<string, boolean>()
+    const test = (unit: string) => {
+      let result = known.get(unit)
+      if (result === undefined) known.set(unit, (result = regexp.test(unit)))
+      return result
+    }
+    return { _tag: "Character", test }
+  }
+  const choice = (): Pattern => {
+    const options = [sequence()]
+    while (source[i] === "|") {
+      i++
+      options.push(sequence())
+    }
+    return options.length === 1 ? options[0]! : { _tag: "Choice", options }
+  }
+  const sequence = (): Pattern => {
+    const items: Array<Pattern> = []
+    while (i < source.length && source[i] !== "|" && source[i] !== ")") items.push(repeated(atom()))
+    return { _tag: "Sequence", items }
+  }
+  const atom = (): Pattern => {
+    if (source.startsWith("(?:", i)) {
+      i += 3
+      const group = choice()
+      i++ // the closing parenthesis
+      return group
+    }
+    const start = i
+    if (source[i] === "\\") i += 2
+    else if (source[i] === "[") {
+      // As JavaScript reads a class: it ends at the first unescaped `]`, so `[]` is an empty class.
+      i += source[i + 1] === "^" ? 2 : 1
+      while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1
+      i++
+    } else i++
+    return character(source.slice(start, i))
+  }
+  const quantifiers = /(?:([*+?])|\{(\d+)(,(\d*))?\})\??/y
+  const repeated = (item: Pattern): Pattern => {
+    quantifiers.lastIndex = i
+    const quantifier = quantifiers.exec(source)
+    if (quantifier === null) return item
+    i += quantifier[0].length
+    const [, symbol, low, comma, high] = quantifier
+    if (symbol !== undefined) return { _tag: "Repeat", item, min: symbol === "+" ? 1 : 0, max: symbol === "?" ? 1 : Infinity }
+    const min = Number(low)
+    return { _tag: "Repeat", item, min, max: comma === undefined ? min : high === "" ? Infinity : Number(high) }
+  }
+  return choice()
+}
+
+/** How many states `compile` makes for a pattern. */
+const stateCount = (pattern: Pattern): number => {
+  switch (pattern._tag) {
+    case "Character":
+      return 2
+    case "Sequence":
+      return pattern.items.reduce((sum, item) => sum + stateCount(item), 0)
+    case "Choice":
+      return 1 + pattern.options.reduce((sum, option) => sum + stateCount(option), 0)
+    case "Repeat": {
+      const item = stateCount(pattern.item)
+      return pattern.min * item + (pattern.max === Infinity ? item + 1 : (pattern.max - pattern.min) * (item + 1))
+    }
+  }
+}
+
+/**
+ * States of a pattern (Thompson's construction): a state with a test moves to its one next state on a character
+ * that passes it; a state without one moves to each of its next states without reading anything.
+ */
+interface Automaton {
+  readonly tests: ReadonlyArray<CharacterTest | undefined>
+  readonly next: ReadonlyArray<ReadonlyArray<number>>
+  readonly accept: number
+}
+
+const compile = (pattern: Pattern): Automaton => {
+  const tests: Array<CharacterTest | undefined> = []
+  const next: Array<Array<number>> = []
+  const state = (test?: CharacterTest) => {
+    tests.push(test)
+    next.push([])
+    return tests.length - 1
+  }
+  /** Adds the states of `pattern` entered from state `from`; returns the state it leaves by. */
+  const build = (pattern: Pattern, from: number): number => {
+    switch (pattern._tag) {
+      case "Character": {
+        const reading = state(pattern.test)
+        const after = state()
+        next[from]!.push(reading)
+        next[reading]!.push(after)
+        return after
+      }
+      case "Sequence":
+        return pattern.items.reduce((at, item) => build(item, at), from)
+      case "Choice": {
+        const after = state()
+        for (const option of pattern.options) next[build(option, from)]!.push(after)
+        return after
+      }
+      case "Repeat": {
+        let at = from
+        for (let count = 0; count < pattern.min; count++) at = build(pattern.item, at)
+        if (pattern.max === Infinity) {
+          const loop = state()
+          next[at]!.push(loop)
+          next[build(pattern.item, loop)]!.push(loop)
+          return loop
+        }
+        for (let count = pattern.min; count < pattern.max; count++) {
+          const after = state()
+          next[at]!.push(after)
+          next[build(pattern.item, at)]!.push(after)
+          at = after
+        }
+        return at
+      }
+    }
+  }
+  const start = state()
+  return { tests, next, accept: build(pattern, start) }
+}
+
+/** A bound on the automaton, as Lucene's max_determinized_states (10,000) is on its own: a bigger one highlights nothing. */
+const maxStates = 10_000
+/**
+ * States visited for one regexp in one document: past this it matches nothing more, which bounds a pathological
+ * pattern (one with thousands of states alive at once) to some tens of milliseconds. Usual patterns visit a few
+ * states per character of the text's distinct words: 2,000 to 50,000 in all on 1 MB of English-like text.
+ */
+const maxSteps = 1_000_000
+
+/**
+ * A translated regexp tested by following every state of its automaton at once, one character after the other:
+ * the cost is at most the word's length times the states, where JavaScript's backtracking RegExp can take
+ * exponential time (`(a|a)*` takes seconds on a word of 30 letters, so no cap on the word's length would do).
+ */
+const regexpMatcher = (pattern: string, flags: string): WordMatcher => {
+  const parsed = parsePattern(pattern, flags)
+  if (stateCount(parsed) > maxStates) return () => false
+  const { tests, next, accept } = compile(parsed)
+  const seen = new Int32Array(tests.length).fill(-1)
+  const pending: Array<number> = []
+  let round = 0
+  let steps = 0
+  /** Marks `state` and every state reached from it without reading as seen in `round`; adds the reading ones to `into`. */
+  const enter = (state: number, into: Array<number>) => {
+    pending.push(state)
+    while (pending.length > 0) {
+      const at = pending.pop()!
+      if (seen[at] === round) continue
+      seen[at] = round
+      steps++
+      if (tests[at] !== undefined) into.push(at)
+      else for (const target of next[at]!) pending.push(target)
+    }
+  }
+  return (word) => {
+    if (steps >= maxSteps) return false
+    round++
+    let reading: Array<number> = []
+    enter(0, reading)
+    for (let i = 0; i < word.length; i++) {
+      if (reading.length === 0 || steps >= maxSteps) return false
+      const reached: Array<number> = []
+      round++
+      for (const state of reading) if (tests[state]!(word[i]!)) enter(next[state]![0]!, reached)
+      reading = reached
+    }
+    return seen[accept] === round
+  }
 }
 
 const editDistanceAtMost = (a: string, b: string, max: number) => {
@@ -48,40 +290,185 @@ const collect = (query: Query, field: string, into: Matchers) => {
     case "Terms": {
       if (query.field !== field) return
       const text = query._tag === "Match" ? query.text : query.values.map(String).join(" ")
-      const set = new Set(wordsOf(fold(text)))
-      into.words.push((word) => set.has(word))
+      for (const word of wordsOf(fold(text))) into.words.add(word)
       return
     }
     case "Phrase": {
       if (query.field !== field) return
       const phrase = wordsOf(fold(query.text))
       if (query.slop === 0 && phrase.length > 1) into.phrases.push(phrase)
-      else {
-        const set = new Set(phrase)
-        into.words.push((word) => set.has(word))
-      }
+      else for (const word of phrase) into.words.add(word)
       return
     }
     case "Wildcard": {
       if (query.field !== field) return
-      const regexp = likeToRegExp(fold(query.pattern))
-      into.words.push((word) => regexp.test(word))
+      const parts = wildcardParts(fold(query.pattern))
+      into.tests.push((word) => wildcardMatches(parts, word))
       return
     }
     case "Regexp": {
       if (query.field !== field) return
-      const regexp = new RegExp(query.pattern, query.caseInsensitive ? "i" : "")
-      into.words.push((word) => regexp.test(word))
+      into.tests.push(regexpMatcher(query.pattern, query.caseInsensitive ? "i" : ""))
       return
     }
     case "Fuzzy": {
       if (query.field !== field) return
       const term = fold(query.value)
-      into.words.push((word) => editDistanceAtMost(word, term, query.distance))
+      into.tests.push((word) => editDistanceAtMost(word, term, query.distance))
       return
     }
     default:
       return
+  }
+}
+
+/** Whether each UTF-16 unit is a letter or digit on its own, learnt as units are met: 0 not yet known, 1 yes, 2 no. */
+const knownWordUnits = new Uint8Array(0x10000)
+const wordCharacter = /^[\p{L}\p{N}]$/u
+
+/** Length of the word character (`[\p{L}\p{N}]`, as the content's tsvector has words) at `at`: 0 when it is none. */
+const wordCharacterAt = (text: string, at: number) => {
+  const unit = text.charCodeAt(at)
+  if (unit >= 0xd800 && unit <= 0xdbff) {
+    const codePoint = text.codePointAt(at)!
+    // A lone surrogate is no letter; a pair is one character beyond U+FFFF.
+    return codePoint > 0xffff && wordCharacter.test(String.fromCodePoint(codePoint)) ? 2 : 0
+  }
+  let known = knownWordUnits[unit]!
+  if (known === 0) {
+    known = wordCharacter.test(String.fromCharCode(unit)) ? 1 : 2
+    knownWordUnits[unit] = known
+  }
+  return known === 1 ? 1 : 0
+}
+
+/** Where the word characters starting at `position` end. */
+const wordEndAfter = (text: string, position: number) => {
+  let at = position
+  for (let size = 0; at < text.length && (size = wordCharacterAt(text, at)) > 0; ) at += size
+  return at
+}
+
+/** Lower case of an ASCII unit (what folding does to ASCII). */
+const lowerAscii = (unit: number) => (unit >= 0x41 && unit <= 0x5a ? unit + 0x20 : unit)
+
+/** The one of `words` (all of the word's length) that the ASCII word at `start` folds to, compared in place. */
+const asciiWordAmong = (text: string, start: number, words: ReadonlyArray<string>) => {
+  for (const word of words) {
+    let i = 0
+    while (i < word.length && lowerAscii(text.charCodeAt(start + i)) === word.charCodeAt(i)) i++
+    if (i === word.length) return word
+  }
+  return undefined
+}
+
+/**
+ * The folded form of the word from `start` to `end`, or undefined when it cannot match. Folding (an NFKD
+ * normalisation) is what costs most per word, so it is avoided where it can be: an ASCII word folds to its lower
+ * case, so unless a test needs every word it is compared in place with the sought words of its length, and most
+ * words are ruled out without making a string. Other words are folded once per text.
+ */
+const wordFolder = (matchers: Matchers) => {
+  const soughtByLength = new Map<number, Array<string>>()
+  for (const word of new Set([...matchers.words, ...matchers.phrases.flat()])) soughtByLength.set(word.length, [...(soughtByLength.get(word.length) ?? []), word])
+  const folded = new Map<string, string>()
+  return (text: string, start: number, end: number): string | undefined => {
+    let ascii = true
+    for (let unit = start; unit < end && ascii; unit++) ascii = text.charCodeAt(unit) <= 0x7f
+    if (ascii) {
+      if (matchers.tests.length > 0) return text.slice(start, end).toLowerCase()
+      const sameLength = soughtByLength.get(end - start)
+      return sameLength === undefined ? undefined : asciiWordAmong(text, start, sameLength)
+    }
+    const word = text.slice(start, end)
+    let result = folded.get(word)
+    if (result === undefined) folded.set(word, (result = fold(word)))
+    return result
+  }
+}
+
+/** Whether a folded word matches on its own (phrases aside); tests run once per distinct word of a text. */
+const wordMatcher = (matchers: Matchers): WordMatcher => {
+  const tested = new Map<string, boolean>()
+  return (word) => {
+    if (matchers.words.has(word)) return true
+    if (matchers.tests.length === 0) return false
+    let result = tested.get(word)
+    if (result === undefined) tested.set(word, (result = matchers.tests.some((test) => test(word))))
+    return result
+  }
+}
+
+/** Matched words of a text, as positions: the i-th one runs from `starts[i]` to `ends[i]`. */
+interface Found {
+  readonly starts: ReadonlyArray<number>
+  readonly ends: ReadonlyArray<number>
+}
+
+/** The matched words among those starting before `limit` (a word running across it counts whole), in order. */
+const matches = (text: string, matchers: Matchers, limit: number): Found => {
+  const foldedWord = wordFolder(matchers)
+  const matchesAlone = wordMatcher(matchers)
+  const found = { starts: new Array<number>(), ends: new Array<number>() }
+  // The last few words (as many as the longest phrase has) are kept in a ring, where a phrase ending at the newest
+  // word can mark the ones before it; a word leaves the ring for `found`, if marked, when a newer one takes its slot.
+  const ringSize = Math.max(1, ...matchers.phrases.map((phrase) => phrase.length))
+  const ring = { starts: new Array<number>(ringSize), ends: new Array<number>(ringSize), words: new Array<string | undefined>(ringSize), marked: new Uint8Array(ringSize) }
+  const leave = (index: number) => {
+    const slot = index % ringSize
+    if (ring.marked[slot] === 1) {
+      found.starts.push(ring.starts[slot]!)
+      found.ends.push(ring.ends[slot]!)
+    }
+  }
+  const phraseEndsAt = (last: number, phrase: ReadonlyArray<string>) => {
+    const first = last - phrase.length + 1
+    if (first < 0) return false
+    for (let offset = 0; offset < phrase.length; offset++) if (ring.words[(first + offset) % ringSize] !== phrase[offset]) return false
+    return true
+  }
+  const scanEnd = Math.min(limit, text.length)
+  let count = 0
+  let at = 0
+  for (;;) {
+    while (at < scanEnd && wordCharacterAt(text, at) === 0) at++
+    if (at >= scanEnd) break
+    const start = at
+    at = wordEndAfter(text, start)
+    const word = foldedWord(text, start, at)
+    if (count >= ringSize) leave(count - ringSize)
+    const slot = count % ringSize
+    ring.starts[slot] = start
+    ring.ends[slot] = at
+    ring.words[slot] = word
+    ring.marked[slot] = word !== undefined && matchesAlone(word) ? 1 : 0
+    for (const phrase of matchers.phrases) {
+      if (phraseEndsAt(count, phrase)) for (let back = 0; back < phrase.length; back++) ring.marked[(count - back) % ringSize] = 1
+    }
+    count++
+  }
+  for (let index = Math.max(0, count - ringSize); index < count; index++) leave(index)
+  return found
+}
+
+/**
+ * Ends of the sentences of a text, the k-th one from 0, or undefined after the last: a sentence ends after `.`,
+ * `!` or `?` followed by spaces, or at a line break, and the last one with the text. They are searched for from the
+ * start, only as far as asked, and only in the first `scopeEnd` characters: an end at or past that cut may come out
+ * wrong (cut short, or as the text's end), which changes nothing as callers only ask whether such an end is past it.
+ */
+const sentenceEnds = (text: string, scopeEnd: number) => {
+  const scope = text.slice(0, scopeEnd)
+  const boundary = /[.!?]+["')\]]*\s+|\n+/g
+  const ends: Array<number> = []
+  let searched = false
+  return (k: number): number | undefined => {
+    while (ends.length <= k && !searched) {
+      if (boundary.exec(scope) === null) searched = true
+      else ends.push(boundary.lastIndex)
+    }
+    if (k < ends.length) return ends[k]
+    return k === ends.length && ends[k - 1] !== text.length ? text.length : undefined
   }
 }
 
@@ -90,56 +477,34 @@ interface Span {
   readonly end: number
 }
 
-/** Matched word spans of a text, in order. */
-const matches = (text: string, matchers: Matchers, limit: number): ReadonlyArray<Span> => {
-  const tokens = [...text.matchAll(/[\p{L}\p{N}]+/gu)]
-    .filter((token) => token.index < limit)
-    .map((token) => ({ start: token.index, end: token.index + token[0].length, word: fold(token[0]) }))
-  const marked = new Array<boolean>(tokens.length).fill(false)
-  tokens.forEach((token, index) => (marked[index] = matchers.words.some((matcher) => matcher(token.word))))
-  for (const phrase of matchers.phrases) {
-    for (let i = 0; i + phrase.length <= tokens.length; i++) {
-      if (phrase.every((word, offset) => tokens[i + offset]!.word === word)) for (let j = 0; j < phrase.length; j++) marked[i + j] = true
-    }
-  }
-  return tokens.filter((_, index) => marked[index])
-}
-
-/** Sentence spans: a sentence ends after `.`, `!` or `?` followed by spaces, or at a line break. */
-const sentences = (text: string): ReadonlyArray<Span> => {
-  const spans: Array<Span> = []
-  let start = 0
-  for (const boundary of text.matchAll(/[.!?]+["')\]]*\s+|\n+/g)) {
-    const end = boundary.index + boundary[0].length
-    spans.push({ start, end })
-    start = end
-  }
-  if (start < text.length) spans.push({ start, end: text.length })
-  return spans
-}
-
-const wordEndAfter = (text: string, position: number) => {
-  const next = /[^\p{L}\p{N}]/u.exec(text.slice(position))
-  return next === null ? text.length : position + next.index
-}
-
-const passageAround = (text: string, all: ReadonlyArray<Span>, match: Span, size: number): Span => {
-  const index = all.findIndex((sentence) => match.start < sentence.end)
-  const sentence = all[index]!
-  let start = sentence.start
+/** The passage of the match in sentence `sentence` (the one whose end is first after the match's start). */
+const passageAround = (text: string, endOf: (k: number) => number | undefined, sentence: number, match: Span, size: number): Span => {
+  let start = sentence === 0 ? 0 : endOf(sentence - 1)!
   if (match.end - start > size) start = match.start
-  let end = sentence.end
-  for (let next = index + 1; next < all.length && all[next]!.end - start <= size; next++) end = all[next]!.end
+  let end = endOf(sentence)!
+  for (let next = sentence + 1; ; next++) {
+    const nextEnd = endOf(next)
+    if (nextEnd === undefined || nextEnd - start > size) break
+    end = nextEnd
+  }
   if (end - start > size) end = Math.max(wordEndAfter(text, start + size), match.end)
   return { start, end }
 }
 
-const mark = (text: string, span: Span, spans: ReadonlyArray<Span>, field: HighlightField) => {
+/** A passage and its matches: found matches `first` to `first + count - 1`. */
+interface Passage extends Span {
+  readonly first: number
+  count: number
+}
+
+const mark = (text: string, span: Span, found: Found, first: number, count: number, field: HighlightField) => {
   let out = ""
   let position = span.start
-  for (const match of spans) {
-    out += text.slice(position, match.start) + field.preTag + text.slice(match.start, match.end) + field.postTag
-    position = match.end
+  for (let index = first; index < first + count; index++) {
+    const start = found.starts[index]!
+    const end = found.ends[index]!
+    out += text.slice(position, start) + field.preTag + text.slice(start, end) + field.postTag
+    position = end
   }
   return (out + text.slice(position, span.end)).trim()
 }
@@ -152,22 +517,36 @@ const noMatch = (text: string, size: number) => {
 }
 
 export const highlightText = (text: string, query: Query, field: HighlightField): ReadonlyArray<string> => {
-  const matchers: Matchers = { words: [], phrases: [] }
+  const matchers: Matchers = { words: new Set(), tests: [], phrases: [] }
   collect(query, field.field, matchers)
-  const found = matches(text, matchers, field.maxAnalyzedOffset ?? Infinity)
-  if (found.length === 0) return noMatch(text, field.noMatchSize)
-  if (field.numberOfFragments === 0) return [mark(text, { start: 0, end: text.length }, found, field)]
-  const all = sentences(text)
-  const passages: Array<{ span: Span; matches: Array<Span> }> = []
-  for (const match of found) {
+  const nothingSought = matchers.words.size === 0 && matchers.tests.length === 0 && matchers.phrases.length === 0
+  const found = nothingSought ? { starts: [], ends: [] } : matches(text, matchers, field.maxAnalyzedOffset ?? defaultMaxAnalyzedOffset)
+  const count = found.starts.length
+  if (count === 0) return noMatch(text, field.noMatchSize)
+  if (field.numberOfFragments === 0) return [mark(text, { start: 0, end: text.length }, found, 0, count, field)]
+  const size = field.fragmentSize
+  // A passage starts before its match, and of a sentence end only whether it lies past start + size matters: ends
+  // past the last match's end + size need not be found.
+  const endOf = sentenceEnds(text, Math.min(text.length, found.ends[count - 1]! + size))
+  const passages: Array<Passage> = []
+  let sentence = 0 // the sentence of the current match; matches come in order, so it only moves forward
+  for (let index = 0; index < count; index++) {
+    const match = { start: found.starts[index]!, end: found.ends[index]! }
     const last = passages[passages.length - 1]
-    if (last !== undefined && match.start >= last.span.start && match.end <= last.span.end) last.matches.push(match)
-    else passages.push({ span: passageAround(text, all, match, field.fragmentSize), matches: [match] })
+    if (last !== undefined && match.start >= last.start && match.end <= last.end) last.count++
+    else {
+      while (endOf(sentence)! <= match.start) sentence++
+      const { start, end } = passageAround(text, endOf, sentence, match, size)
+      passages.push({ start, end, first: index, count: 1 })
+    }
   }
   const best = passages
-    .map((passage, order) => ({ ...passage, order }))
-    .sort((a, b) => b.matches.length - a.matches.length || a.order - b.order)
+    .map((_, order) => order)
+    .sort((a, b) => passages[b]!.count - passages[a]!.count || a - b)
     .slice(0, field.numberOfFragments)
-    .sort((a, b) => a.order - b.order)
-  return best.map((passage) => mark(text, passage.span, passage.matches, field))
+    .sort((a, b) => a - b)
+  return best.map((order) => {
+    const passage = passages[order]!
+    return mark(text, passage, found, passage.first, passage.count, field)
+  })
 }
