@@ -49,9 +49,9 @@ export interface Hit {
 const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {})
 const text = (value: unknown) => (typeof value === "string" ? value : null)
 
-/** `tika_metadata_dcterms_created` read as a date; null when absent or not a date. */
-const createdDate = (metadata: Record<string, unknown>) => {
-  const value = text(metadata["tika_metadata_dcterms_created"])
+/** The value of `tika_metadata_dcterms_created` read as a date; null when absent or not a date. */
+export const creationDateOf = (created: unknown) => {
+  const value = text(created)
   if (value === null) return null
   const date = new Date(value)
   return Number.isNaN(date.getTime()) ? null : date
@@ -73,7 +73,7 @@ export const hitsOf = (response: unknown): ReadonlyArray<Hit> => {
       path: text(source["path"]) ?? "",
       contentType: text(source["contentType"]),
       contentLength: typeof length === "number" ? length : null,
-      creationDate: createdDate(record(source["metadata"]))
+      creationDate: creationDateOf(record(source["metadata"])["tika_metadata_dcterms_created"])
     }
   })
 }

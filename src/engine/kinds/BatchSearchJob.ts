@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Either, Option, Schema } from "effect"
+import { Settings } from "../../config/Settings.ts"
 import { errorReason, hitsOf, searchBody, type Hit } from "../../domain/batch-search/BatchQuery.ts"
 import { BatchSearchRepo, type ResultToStore } from "../../domain/batch-search/BatchSearchRepo.ts"
+import { type EmbeddedQuery, embeddedQuery, projectsIndexed, searchEmbedded } from "../../domain/batch-search/EmbeddedBatchSearch.ts"
 import { maxResultWindow, SearchBackend } from "../../search/SearchBackend.ts"
 import * as JobKind from "../JobKind.ts"
 
@@ -12,8 +14,13 @@ export const maxBatchResults = 60_000 - 3_500
  * index.max_result_window, which the embedded engine applies too).
  */
 const maxQueryResults = maxResultWindow
-/** Queries searched at once: they are independent, and the database serves several connections. */
+/** Queries searched at once through the search backend: they are independent, and the database serves several connections. */
 const searchesAtOnce = 4
+/**
+ * Queries the embedded engine answers in one statement: enough that planning and round trips are a small part of
+ * its time, few enough that progress (written at each flush) moves while a short batch search runs.
+ */
+const queriesPerStatement = 25
 /** Documents asked of the search backend per request. */
 const pageSize = 1_000
 /** Result rows per INSERT, and pending rows that make a flush. */
@@ -45,6 +52,41 @@ export const BatchSearchJob = JobKind.make({
   checkpoint: Schema.Int,
   concurrency: 1
 })
+
+/**
+ * Whether the search backend is the embedded engine, which reads this database's documents: Quarry chooses it
+ * when `elasticsearchAddress` is unset (src/Quarry.ts). Without settings (tests, benchmarks) it is the one given.
+ */
+const embeddedBackend = Effect.map(Effect.serviceOption(Settings), (settings) =>
+  Option.match(settings, { onNone: () => true, onSome: ({ elasticsearchAddress }) => elasticsearchAddress === undefined })
+)
+
+interface PendingQuery {
+  readonly queryNumber: number
+  readonly query: string
+}
+
+/** Queries searched together: by the embedded statement, or through the search backend. */
+type Window =
+  | { readonly embedded: true; readonly queries: Array<PendingQuery & { readonly plan: EmbeddedQuery }> }
+  | { readonly embedded: false; readonly queries: Array<PendingQuery> }
+
+/** Consecutive queries answered the same way, in CSV order: up to `queriesPerStatement` embedded, `searchesAtOnce` others. */
+const windowsOf = (queries: ReadonlyArray<PendingQuery & { readonly plan: EmbeddedQuery | undefined }>) => {
+  const windows: Array<Window> = []
+  for (const { queryNumber, query, plan } of queries) {
+    const last = windows[windows.length - 1]
+    if (plan !== undefined) {
+      if (last?.embedded === true && last.queries.length < queriesPerStatement) last.queries.push({ queryNumber, query, plan })
+      else windows.push({ embedded: true, queries: [{ queryNumber, query, plan }] })
+    } else if (last?.embedded === false && last.queries.length < searchesAtOnce) {
+      last.queries.push({ queryNumber, query })
+    } else {
+      windows.push({ embedded: false, queries: [{ queryNumber, query }] })
+    }
+  }
+  return windows
+}
 
 export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
   Effect.gen(function* () {
@@ -100,15 +142,31 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
       ).pipe(Effect.zipRight(context.reportProgress(finished / search.nbQueries)))
     })
 
+    // Queries the embedded engine can answer from the documents table go to it many at a time; the others, and every
+    // query on Elasticsearch or on a project without an index (which the backend refuses), go through the backend.
+    const direct = (yield* embeddedBackend) && (yield* projectsIndexed(search.projects))
+    const planned = queries.map((query) => ({ ...query, plan: direct ? embeddedQuery(query.query, search) : undefined }))
+
     let stored = yield* repo.resultCount(search.uuid)
-    for (const window of Arr.chunksOf(queries, searchesAtOnce)) {
+
+    /** The hits of queries the embedded statement answers, each within `room`, all within what the batch may store. */
+    const embeddedAnswers = (window: ReadonlyArray<PendingQuery & { readonly plan: EmbeddedQuery }>, room: number) =>
+      room <= 0
+        ? Effect.succeed(window.map(() => Either.right<ReadonlyArray<Hit>>([])))
+        : Effect.map(searchEmbedded(search.projects, search, window, { perQuery: room, total: maxBatchResults - stored }), (hits) =>
+            window.map(({ queryNumber }) => Either.right<ReadonlyArray<Hit>>(hits.get(queryNumber) ?? []))
+          )
+
+    for (const window of windowsOf(planned)) {
       // The window's searches run together, each asking for what the batch could still store before it; the hits
       // are then taken in CSV order within what is left, the same documents a one-by-one run would store.
       const room = Math.min(maxQueryResults, maxBatchResults - stored)
       const answerOf = (query: string): Effect.Effect<Either.Either<ReadonlyArray<Hit>, BatchQueryFailed>> =>
         room <= 0 ? Effect.succeed(Either.right([])) : Effect.either(searchQuery(query, room))
-      const answers = yield* Effect.forEach(window, ({ query }) => answerOf(query), { concurrency: searchesAtOnce })
-      for (const [position, { queryNumber, query }] of window.entries()) {
+      const answers = window.embedded
+        ? yield* embeddedAnswers(window.queries, room)
+        : yield* Effect.forEach(window.queries, ({ query }) => answerOf(query), { concurrency: searchesAtOnce })
+      for (const [position, { queryNumber, query }] of window.queries.entries()) {
         const answer = answers[position]!
         // The queries before a refused one keep their results.
         if (Either.isLeft(answer)) return yield* Effect.zipRight(flush, Effect.fail(answer.left))
@@ -117,8 +175,9 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
         pendingCounts.push({ queryNumber, count: hits.length })
         stored += hits.length
         finished += 1
+        // Checked after each query: a window of the embedded statement may hold several flushes' worth of rows.
+        if (pending.length >= rowsPerInsert || pendingCounts.length >= queriesPerFlush) yield* flush
       }
-      if (pending.length >= rowsPerInsert || pendingCounts.length >= queriesPerFlush) yield* flush
     }
     yield* flush
     yield* repo.finish(search.uuid, "SUCCESS", null, null)
