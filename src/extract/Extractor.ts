@@ -158,6 +158,8 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
         }
         if (node.name !== undefined) raw["resourceName"] = node.name
         if (parsed.encoding !== undefined) raw["Content-Encoding"] = parsed.encoding
+        // Where Tika records a parse failure, so that the document's metadata says why its content is missing.
+        if (Either.isLeft(result)) raw["X-TIKA:EXCEPTION:runtime"] = result.left.reason
         return {
           id,
           path: run.path,

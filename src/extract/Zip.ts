@@ -50,9 +50,13 @@ export const entryStream = (zip: yauzl.ZipFile, entry: yauzl.Entry) =>
   entry.isEncrypted()
     ? Effect.fail(new ExtractionFailed({ reason: `encrypted archive: ${entry.fileName} needs a password` }))
     : Effect.async<Readable, ExtractionFailed>((resume) => {
-        zip.openReadStream(entry, (error, stream) =>
-          resume(error === null ? Effect.succeed(stream) : Effect.fail(failedTo(`cannot read ${entry.fileName}`)(error)))
-        )
+        zip.openReadStream(entry, (error, stream) => {
+          if (error !== null) return resume(Effect.fail(failedTo(`cannot read ${entry.fileName}`)(error)))
+          // yauzl re-emits its inner streams' errors a tick later, possibly after the reader has stopped listening
+          // (an unhandled 'error' event ends the process). The error stays on the stream (`errored`) for its reader.
+          stream.on("error", () => {})
+          resume(Effect.succeed(stream))
+        })
       })
 
 /** Why a member of these declared sizes is refused as a bomb, or undefined. */

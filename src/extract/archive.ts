@@ -31,25 +31,34 @@ const admit = (context: ParseContext, name: string, declared: number, compressed
 }
 
 /** Stops a member's stream once its real size breaks the budget or the ratio, whatever its header said. */
-const limiter = (context: ParseContext, name: string, compressed: number | undefined) => {
+const limiter = (context: ParseContext, compressed: number | undefined) => {
   const start = context.budget.bytes
   return byteLimiter((count) => {
-    if (start + count > context.limits.maxTotalBytes)
-      return `${name}: archive contents exceed ${context.limits.maxTotalBytes} bytes uncompressed: refused`
-    const ratio = compressed === undefined ? undefined : ratioExceeded(count, compressed, context.limits)
-    return ratio === undefined ? undefined : `${name}: ${ratio}`
+    if (start + count > context.limits.maxTotalBytes) return `archive contents exceed ${context.limits.maxTotalBytes} bytes uncompressed: refused`
+    return compressed === undefined ? undefined : ratioExceeded(count, compressed, context.limits)
   })
 }
 
+/**
+ * Spools a member and extracts it. The member's stream is opened only once the temporary folder exists, right
+ * before the pipeline that reads it: a stream left waiting can fail (a zip member inflating past its declared
+ * size) with no one listening, which would crash the process.
+ */
 const embedMember = (
   context: ParseContext,
-  input: Readable,
+  open: Effect.Effect<Readable, ExtractionFailed>,
   name: string,
   compressed: number | undefined,
   transforms: ReadonlyArray<Transform> = []
 ) =>
   Effect.acquireUseRelease(
-    Effect.flatMap(context.tempDir, (dir) => spool(input, dir, [...transforms, limiter(context, name, compressed)])),
+    Effect.flatMap(context.tempDir, (dir) =>
+      Effect.flatMap(open, (input) =>
+        spool(input, dir, [...transforms, limiter(context, compressed)]).pipe(
+          Effect.mapError((error) => new ExtractionFailed({ reason: `${name}: ${error.reason}` }))
+        )
+      )
+    ),
     (member) => {
       context.budget.bytes += sourceSize(member)
       return context.embed({ source: member, name })
@@ -66,7 +75,7 @@ const extractZip: Parser = (source, context) =>
         if (entry.fileName.endsWith("/")) continue
         names.push(entry.fileName)
         yield* admit(context, entry.fileName, entry.uncompressedSize, entry.compressedSize)
-        yield* embedMember(context, yield* entryStream(zip, entry), entry.fileName, entry.compressedSize)
+        yield* embedMember(context, entryStream(zip, entry), entry.fileName, entry.compressedSize)
       }
       return { text: names.join("\n") }
     })
@@ -95,7 +104,7 @@ const extractTar: Parser = (source, context) =>
           }
           names.push(entry.header.name)
           yield* admit(context, entry.header.name, entry.header.size ?? 0, undefined)
-          yield* embedMember(context, Readable.from(entry), entry.header.name, undefined)
+          yield* embedMember(context, Effect.sync(() => Readable.from(entry)), entry.header.name, undefined)
         }
         return { text: names.join("\n") }
       }),
@@ -124,7 +133,7 @@ const extractGzip: Parser = (source, context) =>
   Effect.gen(function* () {
     const name = gzipName(yield* readPrefix(source, 1024)) ?? decompressedName(context.name.split("/").pop() ?? context.name)
     yield* admit(context, name, 0, undefined)
-    yield* embedMember(context, openStream(source), name, sourceSize(source), [createGunzip()])
+    yield* embedMember(context, Effect.sync(() => openStream(source)), name, sourceSize(source), [createGunzip()])
     return { text: "" }
   })
 

@@ -34,6 +34,13 @@ export const IndexJob = JobKind.make({
   checkpoint: Schema.Int
 })
 
+/**
+ * A document that could not be extracted (corrupt, encrypted, cut by a limit) is stored with status FAILED beside its
+ * `extractionError`, so that it is not taken for an indexed document that happens to be empty.
+ */
+const withFailureStatus = (document: IndexedDocument): IndexedDocument =>
+  document.extractionError === undefined ? document : { ...document, status: "FAILED" }
+
 export const IndexJobLive = IndexJob.toLayer((payload, context) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -52,7 +59,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     // An unreadable file (gone since the scan, no permission) is skipped and still counts as taken.
     const extract = (file: QueuedFile) =>
       extractor.extract(file.path, extractOptions).pipe(
-        Effect.map(indexedDocuments),
+        Effect.map((root) => indexedDocuments(root).map(withFailureStatus)),
         Effect.catchTag("DocumentUnreadable", (error) => Effect.as(Effect.logWarning(`index: skipped ${error.message}`), []))
       )
 
