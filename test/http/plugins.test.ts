@@ -116,17 +116,15 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
       })
     )
 
-    it.effect("filters with a case-insensitive regular expression on id, name or description; an invalid one is 400", () =>
+    it.effect("filters on id, name or description, ignoring case; regular-expression syntax beyond | ^ $ . .* is literal", () =>
       Effect.gen(function* () {
         const ids = (query: string) =>
           Effect.map(listing(`/api/plugins?filter=${q(query)}`), (items) => (items as ReadonlyArray<{ id: string }>).map((item) => item.id))
         expect(yield* ids("ALERT")).toEqual(["quarry-plugin-alert"])
         expect(yield* ids("evil.*tar|hello$")).toEqual(["quarry-plugin-evil-tar", "quarry-plugin-hello"])
         expect(yield* ids("^nothing")).toEqual([])
-        const invalid = yield* request(`/api/plugins?filter=${q("(unclosed")}`)
-        expect(invalid.status).toBe(400)
-        expect(((yield* bodyJson(invalid)) as { error: string }).error).toMatch(/^filter is not a valid regular expression/)
-        expect((yield* request(`/api/extensions?filter=${q("[")}`)).status).toBe(400)
+        expect(yield* ids("(unclosed")).toEqual([])
+        expect((yield* request(`/api/extensions?filter=${q("[")}`)).status).toBe(200)
       })
     )
 

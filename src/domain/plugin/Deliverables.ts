@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { describe } from "../../extract/ExtractErrors.ts"
+import { nameFilter } from "../NameFilter.ts"
 import { type DeliverableKind, fileExtension, installName, parseName, type RegistryEntry } from "./Deliverable.ts"
 import { DeliverableFilesystemError, DeliverableNotFound, DeliverableRefused, InvalidDeliverableRequest } from "./DeliverableErrors.ts"
 import { download } from "./Download.ts"
@@ -65,13 +66,6 @@ const resolveRequest = (kind: DeliverableKind, registry: Registry, id: string | 
   )
 }
 
-/** The `filter` query parameter: a regular expression found anywhere in a name, ignoring case; all when absent. */
-const compileFilter = (filter: string | undefined) =>
-  Effect.try({
-    try: () => new RegExp(filter === undefined || filter === "" ? ".*" : filter, "i"),
-    catch: (error) => new InvalidDeliverableRequest({ reason: `filter is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}` })
-  })
-
 /** An extension is installed as downloaded; when its name promises an archive, the bytes must be one. */
 const verifyExtension = (url: string, file: string, extension: string) =>
   Effect.gen(function* () {
@@ -100,8 +94,7 @@ export class Deliverables extends Effect.Service<Deliverables>()("quarry/Deliver
     const oneAtATime = (yield* Effect.makeSemaphore(1)).withPermits(1)
 
     const list = Effect.fn("Deliverables.list")(function* (kind: DeliverableKind, filter: string | undefined) {
-      const pattern = yield* compileFilter(filter)
-      return packagesOf(kind, registries[kind], yield* listInstalled(dirs[kind], kind), pattern)
+      return packagesOf(kind, registries[kind], yield* listInstalled(dirs[kind], kind), nameFilter(filter))
     })
 
     /** Replaces the installed versions of `id` with `prepared`; only this step excludes other installs and removals. */

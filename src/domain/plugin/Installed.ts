@@ -53,14 +53,15 @@ const packageView = (kind: DeliverableKind, id: string, entry: RegistryEntry | u
 })
 
 /**
- * The listing of `GET /api/plugins|extensions`: registry entries whose id, name or description match the filter,
+ * The listing of `GET /api/plugins|extensions`: registry entries whose id, name or description match the filter
+ * (`nameFilter`),
  * and installed items whose file name matches it, one item per id (the newest installed version), sorted by id.
  */
 export const packagesOf = (
   kind: DeliverableKind,
   registry: Registry,
   installed: ReadonlyArray<InstalledItem>,
-  filter: RegExp
+  matches: (text: string) => boolean
 ): ReadonlyArray<DeliverablePackage> => {
   const newest = new Map<string, InstalledItem>()
   for (const item of installed) {
@@ -69,8 +70,8 @@ export const packagesOf = (
   }
   const ids = new Set<string>()
   for (const entry of registry.values()) {
-    if ([entry.id, entry.name, entry.description ?? ""].some((text) => filter.test(text))) ids.add(entry.id)
+    if ([entry.id, entry.name, entry.description ?? ""].some((text) => matches(text))) ids.add(entry.id)
   }
-  for (const item of installed) if (filter.test(item.fileName)) ids.add(item.id)
+  for (const item of installed) if (matches(item.fileName)) ids.add(item.id)
   return [...ids].sort().map((id) => packageView(kind, id, registry.get(id), newest.get(id)))
 }

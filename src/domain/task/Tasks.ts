@@ -1,19 +1,11 @@
-import { Effect, Either, Option, Queue, Stream } from "effect"
+import { Effect, Option, Queue, Stream } from "effect"
 import { EngineConfig } from "../../engine/EngineConfig.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { TaskEvents } from "../../engine/TaskEvents.ts"
+import { nameFilter } from "../NameFilter.ts"
 import { idOfName, isFinished, type Task, TaskId } from "./Task.ts"
 import { TaskForbidden, TaskNotFinished, TaskNotFound } from "./TaskErrors.ts"
 import { TaskRepo } from "./TaskRepo.ts"
-
-/** Whether a task's name matches the legacy `filter`: a regular expression found anywhere in it, else a substring. */
-const nameFilter = (filter: string | undefined): ((name: string) => boolean) => {
-  if (filter === undefined || filter === "") return () => true
-  return Either.match(Either.try(() => new RegExp(filter)), {
-    onLeft: () => (name: string) => name.includes(filter),
-    onRight: (pattern) => (name: string) => pattern.test(name)
-  })
-}
 
 /**
  * The rules of the task APIs: a user sees, stops, watches and cleans only their own tasks. A task is named

@@ -31,9 +31,9 @@ const deliverableRoutes = (kind: DeliverableKind, base: string, folder: string) 
       return json(yield* deliverables.list(kind, yield* queryParam("filter")))
     }),
     {
-      summary: `The ${kind}s of the registry and those installed in ${folder} (also when not in the registry), sorted by id; 400 for an invalid filter`,
+      summary: `The ${kind}s of the registry and those installed in ${folder} (also when not in the registry), sorted by id`,
       tag: `${kind}s`,
-      query: { filter: "regular expression found (ignoring case) in the id, name or description, or an installed file name" },
+      query: { filter: "pattern found (ignoring case) in the id, name or description, or an installed file name: `|`, `^`, `$`, `.*` and `.` as in a regular expression, everything else literal" },
       response: Schema.Array(DeliverablePackage)
     }
   ),

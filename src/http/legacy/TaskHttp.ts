@@ -32,7 +32,7 @@ export const taskRoutes = [
       const tasks = yield* (yield* Tasks).list(user.id, yield* queryParam("filter"))
       return json(yield* Effect.forEach(tasks, (task) => liveTaskView(task, user)))
     }),
-    { summary: "The caller's tasks, any state; `filter` keeps those whose name matches it (a regular expression)", tag, query: { filter: "pattern found in the task name" }, response: views }
+    { summary: "The caller's tasks, any state; `filter` keeps those whose name matches it", tag, query: { filter: "pattern found (ignoring case) in the task name: `|`, `^`, `$`, `.*` and `.` as in a regular expression, everything else literal" }, response: views }
   ),
   route(
     "GET",

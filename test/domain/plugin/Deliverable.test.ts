@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { compareVersions, fileExtension, installName, parseName, type RegistryEntry } from "../../../src/domain/plugin/Deliverable.ts"
+import { nameFilter } from "../../../src/domain/NameFilter.ts"
 import { packagesOf } from "../../../src/domain/plugin/Installed.ts"
 import { readRegistry, shippedRegistryFile } from "../../../src/domain/plugin/Registry.ts"
 
@@ -55,7 +56,7 @@ describe("packagesOf", () => {
   ]
 
   it("shows the newest installed version of each id, and packages absent from the registry", () => {
-    const listed = packagesOf("plugin", registry, installed, /.*/i)
+    const listed = packagesOf("plugin", registry, installed, nameFilter(undefined))
     expect(listed.map((item) => [item.id, item.installed, item.version, item.installedVersion, item.deliverableFromRegistry?.version ?? null])).toEqual([
       ["alpha", true, "1.10.0", "1.10.0", "2.0.0"],
       ["beta", false, "1.0.0", null, "1.0.0"],
@@ -64,11 +65,11 @@ describe("packagesOf", () => {
   })
 
   it("matches the registry on id, name and description, and installed items on their file name", () => {
-    expect(packagesOf("plugin", registry, installed, /BETA NAME/i).map((item) => item.id)).toEqual(["beta"])
-    expect(packagesOf("plugin", registry, installed, /1\.9/i).map((item) => item.id)).toEqual(["alpha"])
+    expect(packagesOf("plugin", registry, installed, nameFilter("BETA NAME")).map((item) => item.id)).toEqual(["beta"])
+    expect(packagesOf("plugin", registry, installed, nameFilter("1\\.9")).map((item) => item.id)).toEqual(["alpha"])
     // An item listed through the registry still shows what is installed.
-    expect(packagesOf("plugin", registry, installed, /alpha name/i)[0]).toMatchObject({ installed: true, installedVersion: "1.10.0" })
-    expect(packagesOf("extension", new Map(), installed, /zeta/i)[0]).toMatchObject({ type: "UNKNOWN", name: "zeta", description: null })
+    expect(packagesOf("plugin", registry, installed, nameFilter("alpha name"))[0]).toMatchObject({ installed: true, installedVersion: "1.10.0" })
+    expect(packagesOf("extension", new Map(), installed, nameFilter("zeta"))[0]).toMatchObject({ type: "UNKNOWN", name: "zeta", description: null })
   })
 })
 
