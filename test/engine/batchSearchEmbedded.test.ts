@@ -1,5 +1,8 @@
 import { describe, expect, it, layer } from "@effect/vitest"
+import * as os from "node:os"
+import * as path from "node:path"
 import { Effect, Layer } from "effect"
+import { resolveSettings, Settings } from "../../src/config/Settings.ts"
 import { hitsOf, type QueryOptions, searchBody } from "../../src/domain/batch-search/BatchQuery.ts"
 import type { NewBatchSearch } from "../../src/domain/batch-search/BatchSearch.ts"
 import { BatchSearchRepo } from "../../src/domain/batch-search/BatchSearchRepo.ts"
@@ -89,6 +92,21 @@ const indexCorpus = Effect.flatMap(DocumentIndex, (index) =>
 
 const kindLayer = BatchSearchJobLive.pipe(Layer.provide(Layer.mergeAll(BatchSearchRepo.Default, PostgresSearchBackend)))
 
+/** Settings naming an Elasticsearch cluster, so Quarry's search backend is Elasticsearch. */
+const elasticsearchSettings = Layer.effect(
+  Settings,
+  resolveSettings({ env: {}, cli: { elasticsearchAddress: "http://127.0.0.1:9200" }, defaultSettingsFile: path.join(os.tmpdir(), "quarry-no-settings.properties") }).pipe(Effect.orDie)
+)
+
+/** A stand-in for the cluster: one hit a search, named after the query string it was sent. */
+const clusterBackend = Layer.succeed(SearchBackend, {
+  handle: (request) => {
+    const body = request.body as { query: { bool: { must: ReadonlyArray<{ query_string?: { query: string } }> } } }
+    const query = body.query.bool.must.find((clause) => clause.query_string !== undefined)?.query_string?.query ?? ""
+    return Effect.succeed({ status: 200, body: { hits: { hits: [{ _index: project, _id: `es:${query}`, _source: { path: `/es/${query}` } }] } } })
+  }
+})
+
 describe("embeddedQuery", () => {
   it("reads bare words and one kind of operator, and leaves the rest to the engine's parser", () => {
     expect(embeddedQuery("barge dock", plain)).toEqual({ parts: [{ content: "'barge' | 'dock'", metadata: "'barge' | 'dock'", text: "barge dock" }], required: "any" })
@@ -118,6 +136,22 @@ for (const database of databaseKinds) {
               }
             }
           }
+        })
+      )
+
+      it.scoped("sends every line to the search backend when it is Elasticsearch", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          yield* indexCorpus
+          const repo = yield* BatchSearchRepo
+          const uuid = "00000000-0000-4000-8000-0000000000e3"
+          yield* repo.insert(uuid, newSearch(["anchor", "barge dock"], plain)).pipe(Effect.orDie)
+          const onElasticsearch = BatchSearchJobLive.pipe(Layer.provide(Layer.mergeAll(BatchSearchRepo.Default, clusterBackend, elasticsearchSettings)))
+          const engine = yield* Effect.provide(Engine, yield* startEngine({}, onElasticsearch))
+          const task = yield* engine.submit(BatchSearchJob, { uuid }, { userId: "local", id: uuid })
+          yield* eventually(readTask(task.id), (t) => t.state === "DONE", "60 seconds")
+          const stored = yield* repo.results(uuid, {}).pipe(Effect.orDie)
+          expect(stored.map((row) => [row.docId, row.docPath])).toEqual([["es:anchor", "/es/anchor"], ["es:barge dock", "/es/barge dock"]])
         })
       )
 
