@@ -3,6 +3,7 @@ import type { Readable } from "node:stream"
 import { HttpApiSchema } from "@effect/platform"
 import { Context, Effect, ParseResult, Schema } from "effect"
 import { holdsNul, nulRefusal } from "../db/Nul.ts"
+import { jsonTooDeep, tooDeepMessage } from "./JsonDepth.ts"
 
 /** The request being answered, provided to every handler. */
 export interface HttpRequestShape {
@@ -108,9 +109,10 @@ export const statusOf = (error: unknown): number => {
 export const jsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.gen(function* () {
     const request = yield* HttpRequest
-    const bytes = yield* request.body
+    const text = (yield* request.body).toString("utf8")
+    if (jsonTooDeep(text)) return yield* new BadRequest({ message: tooDeepMessage })
     const parsed = yield* Effect.try({
-      try: (): unknown => JSON.parse(bytes.toString("utf8")),
+      try: (): unknown => JSON.parse(text),
       catch: () => new BadRequest({ message: "the request body is not valid JSON" })
     })
     if (holdsNul(parsed)) return yield* new BadRequest({ message: nulRefusal })

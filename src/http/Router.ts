@@ -26,7 +26,24 @@ export interface Route<R = never> {
   readonly public?: boolean
   readonly handler: Effect.Effect<HttpResponse, unknown, R | HttpRequest | CurrentUser>
   readonly doc?: RouteDoc
+  /** Largest request body read, in bytes (413 beyond); `defaultMaxBodyBytes` when absent. */
+  readonly maxBodyBytes?: number
 }
+
+/** Bodies of ordinary requests (JSON options, sign-in forms): small, so that no caller can make the server hold much. */
+export const defaultMaxBodyBytes = 64 * 1024
+/**
+ * Bodies that carry lists of document ids, Elasticsearch queries naming them or many review updates: 10 000 ids of
+ * 96 characters (the documented limit of a batch tag) are about 1 MB.
+ */
+export const listMaxBodyBytes = 2 * 1024 ** 2
+/** Uploads: batch search CSV files, review record CSV files and media zips. */
+export const uploadMaxBodyBytes = 256 * 1024 ** 2
+
+/** The route with its own body limit. */
+export const withBodyLimit =
+  (maxBodyBytes: number) =>
+  <T extends { readonly maxBodyBytes?: number }>(route: T): T => ({ ...route, maxBodyBytes })
 
 export const route = <R>(
   method: Method,

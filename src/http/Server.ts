@@ -7,7 +7,7 @@ import { nulRefusal } from "../db/Nul.ts"
 import { BadRequest, HttpRequest, type HttpRequestShape, type HttpResponse, json, noHeaders, PayloadTooLarge, statusOf } from "./Http.ts"
 import { anonymousUser, type Authentication, Authenticator, CurrentUser } from "./middleware/Auth.ts"
 import { writeResponse } from "./middleware/Conventions.ts"
-import { makeRouter, type Route } from "./Router.ts"
+import { defaultMaxBodyBytes, makeRouter, type Route } from "./Router.ts"
 
 /** Where the server listens, once it does. */
 export class HttpServerInfo extends Context.Tag("quarry/HttpServerInfo")<HttpServerInfo, { readonly port: number; readonly url: string }>() {}
@@ -20,20 +20,26 @@ export interface Mount {
   readonly upgrade?: (request: http.IncomingMessage, socket: Duplex, head: Buffer) => void
 }
 
-/** Requests bodies larger than this answer 413; uploads that may be larger stream instead of using `body`. */
-const maxBodyBytes = 256 * 1024 * 1024
-
-const readBody = (request: http.IncomingMessage) =>
+/**
+ * The body, refused with 413 past `limit` bytes: at once when Content-Length says so, else as soon as the bytes read
+ * pass it. The rest of a refused body is read and dropped rather than kept, so that the 413 still reaches the client.
+ */
+const readBody = (request: http.IncomingMessage, limit: number) =>
   new Promise<Buffer>((resolve, reject) => {
+    const tooLarge = () => {
+      reject(new PayloadTooLarge({ message: `request bodies are limited to ${limit} bytes here` }))
+      request.removeAllListeners("data")
+      request.resume()
+    }
+    if (Number(request.headers["content-length"] ?? 0) > limit) return tooLarge()
     const chunks: Array<Buffer> = []
     let size = 0
-    request.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length
-      if (size > maxBodyBytes) {
-        reject(new PayloadTooLarge({ message: `request bodies are limited to ${maxBodyBytes} bytes` }))
-        request.destroy()
-      } else chunks.push(chunk)
-    })
+      if (size > limit) tooLarge()
+      else chunks.push(chunk)
+    }
+    request.on("data", onData)
     request.on("end", () => resolve(Buffer.concat(chunks)))
     request.on("error", (error) => reject(new BadRequest({ message: `cannot read the request body: ${error.message}` })))
   })
@@ -51,7 +57,8 @@ const makeRequest = (
   path: string,
   url: string,
   queryStart: number,
-  params: Readonly<Record<string, string>>
+  params: Readonly<Record<string, string>>,
+  maxBodyBytes: number
 ): HttpRequestShape => {
   let body: Promise<Buffer> | undefined
   return {
@@ -62,7 +69,7 @@ const makeRequest = (
     params,
     remoteAddress: incoming.socket.remoteAddress ?? "",
     body: Effect.tryPromise({
-      try: () => (body ??= readBody(incoming)),
+      try: () => (body ??= readBody(incoming, maxBodyBytes)),
       catch: (error) => (error instanceof PayloadTooLarge || error instanceof BadRequest ? error : new BadRequest({ message: String(error) }))
     }),
     raw: incoming
@@ -116,7 +123,7 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       if (match._tag !== "Found") {
         return write(match._tag === "NotFound" ? errorBody(404, "Not found") : errorBody(405, `${method} is not allowed on ${path}`))
       }
-      const request = makeRequest(incoming, method, path, url, queryStart, match.params)
+      const request = makeRequest(incoming, method, path, url, queryStart, match.params, match.route.maxBodyBytes ?? defaultMaxBodyBytes)
       const handler = match.route.handler
       const failed = failureResponse(incoming.headers["x-requested-with"] !== "XMLHttpRequest")
       // A handler interrupted because its client went away has no one to answer.

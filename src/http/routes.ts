@@ -21,13 +21,16 @@ import { treeRoutes } from "./legacy/TreeHttp.ts"
 import { userRoutes } from "./legacy/UserHttp.ts"
 import type { DocumentedRoute } from "./OpenApi.ts"
 import { reviewRoutes } from "./review/routes.ts"
-import type { Route } from "./Router.ts"
+import { listMaxBodyBytes, type Route, withBodyLimit } from "./Router.ts"
 
 /** The services a list of routes needs; lets groups with different needs share one table. */
 type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : never
 
+/** Groups whose bodies list document ids; uploads and the NER text set their own limits on their routes. */
+const withIdLists = withBodyLimit(listMaxBodyBytes)
+
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes, projectRoutes, userRoutes, documentMarksRoutes, noteRoutes, batchSearchRoutes, batchDownloadRoutes, namedEntityRoutes, nerRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes.map(withIdLists), projectRoutes, userRoutes, documentMarksRoutes.map(withIdLists), noteRoutes, batchSearchRoutes, batchDownloadRoutes.map(withIdLists), namedEntityRoutes, nerRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto"
 import { type IncomingMessage, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
-import { HttpServerRequest, type Headers, Socket } from "@effect/platform"
+import { type HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, type Headers, Socket } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { Effect, FiberSet, Layer } from "effect"
+import { Effect, FiberSet, Layer, Option } from "effect"
 import { WebSocketServer, type WebSocket } from "ws"
 import { Settings } from "../config/Settings.ts"
 import { BadRequest, type HttpRequestShape, json, statusOf } from "../http/Http.ts"
+import { jsonTooDeep, tooDeepMessage } from "../http/JsonDepth.ts"
 import { type Authentication, Authenticator, type CurrentUserShape, Unauthorized } from "../http/middleware/Auth.ts"
 import { writeResponse } from "../http/middleware/Conventions.ts"
 import type { Mount } from "../http/Server.ts"
@@ -69,6 +70,46 @@ const upgradedRequest = (url: string, token: string, socket: Effect.Effect<Socke
     get: (target, property) => (property === "upgrade" ? socket : Reflect.get(target, property))
   })
 
+/** RPC bodies over HTTP: a batch search created from 60 000 queries is a few megabytes. */
+const rpcMaxBodyBytes = 16 * 1024 ** 2
+
+/**
+ * Refuses an RPC body over the size limit (413) and, for NDJSON, one nested deeper than `maxJsonDepth` (400), before
+ * the RPC server parses it: deep payloads overflowed the stack while decoded. The text read here is cached by the
+ * request, so the RPC server reads the same text again without the socket.
+ */
+const guardBody =
+  (jsonText: boolean) =>
+  <E, R>(app: HttpApp.Default<E, R>) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const tooLarge = HttpServerResponse.unsafeJson({ error: `RPC bodies are limited to ${rpcMaxBodyBytes} bytes` }, { status: 413 })
+      if (Number(request.headers["content-length"] ?? 0) > rpcMaxBodyBytes) return tooLarge
+      if (jsonText) {
+        // Reading fails past the limit, or when the client went away (which reads no answer).
+        const text = yield* Effect.option(request.text)
+        if (Option.isNone(text)) return tooLarge
+        if (jsonTooDeep(text.value)) return HttpServerResponse.unsafeJson({ error: tooDeepMessage }, { status: 400 })
+      }
+      return yield* app
+    }).pipe(HttpIncomingMessage.withMaxBodySize(Option.some(rpcMaxBodyBytes)))
+
+/** JSON messages of the WebSocket, refused past `maxJsonDepth` before they are parsed; the caller gets a defect answer. */
+const depthCheckedJson: RpcSerialization.RpcSerialization["Type"] = {
+  ...RpcSerialization.json,
+  unsafeMake: () => {
+    const parser = RpcSerialization.json.unsafeMake()
+    const text = new TextDecoder()
+    return {
+      ...parser,
+      decode: (data) => {
+        if (jsonTooDeep(typeof data === "string" ? data : text.decode(data))) throw new BadRequest({ message: tooDeepMessage })
+        return parser.decode(data)
+      }
+    }
+  }
+}
+
 /**
  * The RPC endpoint: every group of `QuarryRpcs`, over HTTP with NDJSON (`/rpc`) or MessagePack (`/rpc/msgpack`)
  * and over WebSocket (`/rpc/ws`). Each request, and each WebSocket when it opens, is authenticated exactly like
@@ -88,7 +129,7 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
       RpcServer.toHttpApp(QuarryRpcs, { disableTracing: true }).pipe(
         Effect.provide(handlers),
         Effect.provideService(RpcSerialization.RpcSerialization, serialization),
-        Effect.flatMap((app) => NodeHttpServer.makeHandler(app))
+        Effect.flatMap((app) => NodeHttpServer.makeHandler(guardBody(serialization === RpcSerialization.ndjson)(app)))
       )
     const serveHttp = new Map([
       [rpcPaths.ndjson as string, yield* httpHandler(RpcSerialization.ndjson)],
@@ -96,7 +137,7 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
     ])
     const websocketApp = yield* RpcServer.toHttpAppWebsocket(QuarryRpcs, { disableTracing: true }).pipe(
       Effect.provide(handlers),
-      Effect.provideService(RpcSerialization.RpcSerialization, RpcSerialization.json)
+      Effect.provideService(RpcSerialization.RpcSerialization, depthCheckedJson)
     )
     const websockets = yield* Effect.acquireRelease(
       Effect.sync(() => new WebSocketServer({ noServer: true })),

@@ -6,7 +6,7 @@ import type { Viewer } from "../../domain/batch-search/BatchSearchRepo.ts"
 import { requireGranted } from "../../domain/project/Access.ts"
 import { allowMethods, BadRequest, empty, HttpRequest, json, jsonBody, pathParam, queryParam, text } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
-import { route } from "../Router.ts"
+import { route, uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"
 
 const tag = "batch search"
 
@@ -123,7 +123,7 @@ export const batchSearchRoutes = [
     }),
     { summary: "Every result of a batch search as a CSV attachment", tag, responseContentType: "text/csv" }
   ),
-  route(
+  withBodyLimit(uploadMaxBodyBytes)(route(
     "POST",
     "/api/batch/search/:comaSeparatedProjects",
     Effect.gen(function* () {
@@ -137,10 +137,10 @@ export const batchSearchRoutes = [
       summary:
         "Creates a batch search from a multipart form (name, csvFile, description, published, fileTypes, paths, fuzziness, " +
         "phrase_matches) on the comma-separated projects and queues its run; answers its bare uuid. 400 without name or " +
-        "csvFile, 413 at 60 000 queries, 403 for a project that is not the caller's",
+        "csvFile, 413 at 60 000 queries or beyond 256 MiB, 403 for a project that is not the caller's",
       tag
     }
-  ),
+  )),
   route(
     "GET",
     "/api/batch/search/:batchid",

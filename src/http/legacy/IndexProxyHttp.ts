@@ -5,6 +5,7 @@ import { errorBody, parsingError } from "../../search/postgres/dsl/Errors.ts"
 import { type BackendRequest, SearchBackend } from "../../search/SearchBackend.ts"
 import { allowMethods, BadRequest, empty, Forbidden, HttpRequest, json, pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
+import { jsonTooDeep, tooDeepMessage } from "../JsonDepth.ts"
 import { route } from "../Router.ts"
 
 /**
@@ -46,11 +47,13 @@ const requestBody = Effect.gen(function* () {
   const request = yield* HttpRequest
   const text = (yield* request.body).toString("utf8")
   if (text.trim() === "") return { _tag: "Empty" } as const
+  if (jsonTooDeep(text)) return { _tag: "TooDeep" } as const
   return yield* Effect.try({ try: () => ({ _tag: "Json", value: JSON.parse(text) as unknown }) as const, catch: () => ({ _tag: "Malformed", text }) as const }).pipe(Effect.merge)
 })
 
-const malformed = () => {
-  const error = parsingError("the request body is not valid JSON")
+/** A body the proxy refuses before parsing it, in Elasticsearch's error shape. */
+const unparsable = (reason: string) => {
+  const error = parsingError(reason)
   return json(errorBody(error), error.status)
 }
 
@@ -60,7 +63,8 @@ const forward = (method: BackendRequest["method"]) =>
     yield* checkAccess(path, method)
     const request = yield* HttpRequest
     const body = method === "HEAD" ? ({ _tag: "Empty" } as const) : yield* requestBody
-    if (body._tag === "Malformed") return malformed()
+    if (body._tag === "Malformed") return unparsable("the request body is not valid JSON")
+    if (body._tag === "TooDeep") return unparsable(tooDeepMessage)
     // A GET body travels as the `source` parameter, as the seed says; the other parameters are then dropped.
     const query = method === "GET" && body._tag === "Json"
       ? new URLSearchParams({ source: JSON.stringify(body.value), source_content_type: "application/json" })

@@ -8,7 +8,7 @@ import { annotateInTurns, entitiesOf } from "../../ner/Pipeline.ts"
 import { pipelineNamed, pipelineNames } from "../../ner/Pipelines.ts"
 import { BadRequest, HttpRequest, json, PayloadTooLarge, pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
-import { route } from "../Router.ts"
+import { route, withBodyLimit } from "../Router.ts"
 import { TaskOptionsBody, requestOptions, requireWritableProject } from "./IndexTaskHttp.ts"
 import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
 
@@ -34,8 +34,9 @@ export const nerRoutes = [
     tag,
     response: Schema.Array(Schema.String)
   }),
-  // Needs nothing but the request: `never` keeps R from being inferred as HttpRequest.
-  route<never>(
+  // Needs nothing but the request: `never` keeps R from being inferred as HttpRequest. Its text may be maxTextLength
+  // characters of up to 4 bytes each.
+  withBodyLimit(4 * maxTextLength)(route<never>(
     "POST",
     "/api/ner/findNames/:pipeline",
     Effect.gen(function* () {
@@ -52,7 +53,7 @@ export const nerRoutes = [
       tag,
       response: Schema.Array(NamedEntityView)
     }
-  ),
+  )),
   route(
     "POST",
     "/api/task/findNames/:pipeline",

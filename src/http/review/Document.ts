@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { holdsNul, nulRefusal } from "../../db/Nul.ts"
 import { HttpRequest } from "../Http.ts"
-import { badRequest, conflict, JsonApiError } from "./JsonApiError.ts"
+import { jsonTooDeep, tooDeepMessage } from "../JsonDepth.ts"
+import { badRequest, bodyError, conflict, JsonApiError } from "./JsonApiError.ts"
 import { toSnake } from "./Names.ts"
 
 /** A relationship as sent: an identifier, null, or a list of identifiers (to-many). */
@@ -49,9 +50,10 @@ export const readDocument = (type: string, urlId?: string) =>
   Effect.gen(function* () {
     yield* requireJsonApiMediaType
     const request = yield* HttpRequest
-    const bytes = yield* request.body.pipe(Effect.mapError((error) => badRequest(error.message, "/data", "parse_error")))
+    const text = (yield* request.body.pipe(Effect.mapError(bodyError))).toString("utf8")
+    if (jsonTooDeep(text)) return yield* badRequest(tooDeepMessage, "/data", "parse_error")
     const parsed = yield* Effect.try({
-      try: (): unknown => JSON.parse(bytes.toString("utf8")),
+      try: (): unknown => JSON.parse(text),
       catch: (error) => badRequest(`JSON parse error - ${error instanceof Error ? error.message : String(error)}`, "/data", "parse_error")
     })
     if (holdsNul(parsed)) return yield* badRequest(nulRefusal, "/data", "parse_error")

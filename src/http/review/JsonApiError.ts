@@ -20,6 +20,12 @@ export class JsonApiError extends Schema.TaggedError<JsonApiError>()(
   }
 }
 
+/** A request body that could not be read: 413 past the route's size limit, 400 otherwise. */
+export const bodyError = (error: { readonly _tag: string; readonly message: string }) =>
+  error._tag === "PayloadTooLarge"
+    ? new JsonApiError({ status: 413, detail: error.message, pointer: null, code: "payload_too_large" })
+    : badRequest(error.message, "/data", "parse_error")
+
 export const badRequest = (detail: string, pointer: string | null = "/data", code = "invalid") =>
   new JsonApiError({ status: 400, detail, pointer, code })
 

@@ -5,6 +5,7 @@ import { Settings } from "../../config/Settings.ts"
 import { exportRecords, exportReviews } from "../../domain/review/Exports.ts"
 import { mediaRoot, uploadMedia } from "../../domain/review/MediaUpload.ts"
 import { pathParam, stream, text } from "../Http.ts"
+import { uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"
 import { JsonApiError, notFound } from "./JsonApiError.ts"
 import { readForm } from "./Multipart.ts"
 import { apiRoot } from "./ReadHttp.ts"
@@ -54,7 +55,9 @@ const csvExport = (kind: "records" | "reviews") =>
   })
 
 export const mediaRoutes = [
-  jsonApiRoute("POST", `${apiRoot}/task-record-media/upload`, uploadZip, "Attaches the files of a ZIP to records by uid (multipart: task, zip_file, only_one_per_task_record; staff only)"),
+  withBodyLimit(uploadMaxBodyBytes)(
+    jsonApiRoute("POST", `${apiRoot}/task-record-media/upload`, uploadZip, "Attaches the files of a ZIP to records by uid (multipart: task, zip_file, only_one_per_task_record; staff only)")
+  ),
   jsonApiRoute("GET", `${apiRoot}/task-record-media/:id/file`, mediaFile, "A media file's content"),
   jsonApiRoute("GET", `${apiRoot}/tasks/:id/export/records`, csvExport("records"), "A task's records as CSV (staff only)"),
   jsonApiRoute("GET", `${apiRoot}/tasks/:id/export/reviews`, csvExport("reviews"), "A task's reviews as CSV (staff only)")

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { HttpRequest } from "../Http.ts"
-import { badRequest, JsonApiError } from "./JsonApiError.ts"
+import { badRequest, bodyError, JsonApiError } from "./JsonApiError.ts"
 
 export interface FormPart {
   readonly filename: string | undefined
@@ -18,7 +18,7 @@ export const readForm = Effect.gen(function* () {
   if (boundary === undefined) {
     return yield* new JsonApiError({ status: 415, detail: `Unsupported media type "${contentType}" in request.`, pointer: "/data", code: "unsupported_media_type" })
   }
-  const body = yield* request.body.pipe(Effect.mapError((error) => badRequest(error.message, "/data", "parse_error")))
+  const body = yield* request.body.pipe(Effect.mapError(bodyError))
   const delimiter = Buffer.from(`--${boundary}`)
   const parts = new Map<string, FormPart>()
   let start = body.indexOf(delimiter)

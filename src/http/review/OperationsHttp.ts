@@ -2,6 +2,7 @@ import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import { checkReviewChange, loadReview, notYourReview } from "../../domain/review/ReviewUpdate.ts"
 import type { ReviewFieldInvalid, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
+import { listMaxBodyBytes, withBodyLimit } from "../Router.ts"
 import { notificationUpdate } from "./ActivityHttp.ts"
 import { isObject, readDocument, resourceData, type RequestDocument } from "./Document.ts"
 import { badRequest, forbidden, type JsonApiError, notFound } from "./JsonApiError.ts"
@@ -78,4 +79,6 @@ const operations = Effect.gen(function* () {
   return document({ data: { operations: operationList, payloads: payloadList } })
 })
 
-export const operationRoutes = [jsonApiRoute("POST", `${apiRoot}/operations`, operations, "Bulk updates of reviews and notifications, all or nothing")]
+export const operationRoutes = [
+  withBodyLimit(listMaxBodyBytes)(jsonApiRoute("POST", `${apiRoot}/operations`, operations, "Bulk updates of reviews and notifications, all or nothing"))
+]

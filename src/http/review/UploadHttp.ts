@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { importAlternativeValues } from "../../domain/review/AlternativeValueImport.ts"
 import { importRecords, readRecordCsv } from "../../domain/review/RecordImport.ts"
 import type { InvalidUpload } from "../../domain/review/ReviewErrors.ts"
+import { uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"
 import { JsonApiError } from "./JsonApiError.ts"
 import { type FormPart, readForm } from "./Multipart.ts"
 import { apiRoot } from "./ReadHttp.ts"
@@ -58,4 +59,4 @@ export const uploadRoutes = [
     uploadAlternativeValues,
     "Imports alternative values from a CSV file (multipart: choice_group, csv_file; staff only)"
   )
-]
+].map(withBodyLimit(uploadMaxBodyBytes))
