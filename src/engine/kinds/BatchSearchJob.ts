@@ -41,6 +41,7 @@ export class BatchQueryFailed extends Schema.TaggedError<BatchQueryFailed>()("Ba
  * backend refuses (results of the queries before it are kept). Queries run in CSV order; finished queries are
  * written together (at most `queriesPerFlush` at a time), their results, counts and the number of queries done in
  * one transaction, so a restarted task resumes after the last query written. A stop marks the batch search FAILURE. One batch search runs at a time, as in the reference.
+ * On the embedded engine, plain queries are answered many at a time by one statement (EmbeddedBatchSearch.ts).
  */
 export const BatchSearchJob = JobKind.make({
   name: "batchSearch",
