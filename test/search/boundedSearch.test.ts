@@ -144,6 +144,15 @@ for (const database of databaseKinds) {
           expect((yield* closest(1_000)).length).toBeGreaterThan(50)
           expect(yield* idsOf({ fuzzy: { content: { value: term, fuzziness: 1 } } })).toEqual(yield* documentsWith(yield* closest(50)))
           expect(yield* idsOf({ fuzzy: { content: { value: term, fuzziness: 1, max_expansions: 3 } } })).toEqual(yield* documentsWith(yield* closest(3)))
+          const scrolled = yield* Effect.flatMap(SearchBackend, (backend) =>
+            backend.handle({
+              method: "POST",
+              path: `${project}/_search`,
+              query: new URLSearchParams({ scroll: "1m" }),
+              body: { query: { fuzzy: { content: { value: term, fuzziness: 1, max_expansions: 3 } } }, size: 500, _source: false }
+            })
+          )
+          expect(hitIds(scrolled.body)).toEqual(yield* documentsWith(yield* closest(3)))
           const refused = yield* send({ query: { fuzzy: { content: { value: term, max_expansions: 0 } } } })
           expect(refused.status).toBe(400)
         })

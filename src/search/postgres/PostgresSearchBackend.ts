@@ -178,7 +178,11 @@ export const makePostgresSearchBackend = (answerCacheBytes: number, options: Sea
         const timeout = yield* parseTimeout(body, request.query)
         const scroll = request.query.get("scroll")
         const names = indices.map((index) => index.project)
-        if (scroll !== null) return yield* bounded(request, timeout, openScroll(sql, names, body, request.query, scroll))
+        if (scroll !== null) {
+          // The first page expands its terms too; later pages re-run the stored body with the per-record scan.
+          const parsed = yield* parseSearchRequest(body, request.query)
+          return yield* bounded(request, timeout, withExpansions(sql, names, parsed.query, openScroll(sql, names, body, request.query, scroll)))
+        }
         const answer = Effect.flatMap(parseSearchRequest(body, request.query), (parsed) => withExpansions(sql, names, parsed.query, runSearch(sql, names, parsed)))
         return yield* cached("search", indices, body, request.query, bounded(request, timeout, answer))
       })
