@@ -63,7 +63,7 @@ const defaultTimeoutMillis = 30_000
  * Searches at once: the server's pool has ten connections, four kept for other requests and cancellations; the
  * embedded database has one connection and runs one statement at a time anyway.
  */
-const defaultAdmission = (kind: "pglite" | "postgres"): AdmissionOptions => ({ running: kind === "postgres" ? 6 : 1, queued: 64, maxWaitMillis: 5_000 })
+const defaultAdmission = (kind: "pglite" | "postgres"): AdmissionOptions => ({ running: kind === "postgres" ? 6 : 1, queued: 256, maxWaitMillis: 5_000 })
 
 export interface SearchBackendOptions {
   readonly admission?: AdmissionOptions
