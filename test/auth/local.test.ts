@@ -13,7 +13,7 @@ for (const database of databaseKinds) {
           const response = yield* request("/api/status")
           expect(response.status).toBe(200)
           const setCookie = response.headers.get("set-cookie")
-          expect(setCookie).toMatch(/^_ds_session_id=\{.*\}; Version=1; Path=\/; Expires=.*; Max-Age=2147483647$/)
+          expect(setCookie).toMatch(/^_ds_session_id=\{.*\}; Version=1; Path=\/; HttpOnly; SameSite=Lax; Expires=.*; Max-Age=2147483647$/)
           const value: unknown = JSON.parse(cookiePair(setCookie).slice("_ds_session_id=".length))
           expect(value).toEqual({
             login: "alice",

@@ -38,7 +38,7 @@ for (const database of databaseKinds) {
           const first = yield* status({ authorization: basic("dave", "s3cret:with colon") })
           expect(first.status).toBe(200)
           const setCookie = first.headers.get("set-cookie")
-          expect(setCookie).toMatch(/^_ds_session_id=\{.*\}; Version=1; Path=\/; Expires=.*; Max-Age=600$/)
+          expect(setCookie).toMatch(/^_ds_session_id=\{.*\}; Version=1; Path=\/; HttpOnly; SameSite=Lax; Expires=.*; Max-Age=600$/)
           const value: unknown = JSON.parse(cookiePair(setCookie).slice("_ds_session_id=".length))
           expect(value).toEqual({ login: "dave", roles: [], sessionId: expect.stringMatching(/^[0-9a-f]{32}$/), redirectAfterLogin: "/" })
           const again = yield* status({ cookie: cookiePair(setCookie) })

@@ -1,9 +1,10 @@
 import { Effect, Option, Redacted } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { Users } from "../../domain/user/Users.ts"
-import { empty, HttpRequest } from "../Http.ts"
+import { nulRefusal } from "../../db/Nul.ts"
+import { BadRequest, empty, HttpRequest } from "../Http.ts"
 import { Unauthorized } from "../middleware/Auth.ts"
-import { expiredSessionCookie, readSessionCookie, sessionCookie } from "../middleware/SessionCookie.ts"
+import { cameOverHttps, expiredSessionCookie, readSessionCookie, sessionCookie } from "../middleware/SessionCookie.ts"
 import { publicRoute } from "../Router.ts"
 
 const seeOther = (location: string, cookie: string) => empty(303, { Location: location, "Set-Cookie": cookie })
@@ -16,23 +17,28 @@ const formFields = Effect.gen(function* () {
 
 const signIn = Effect.gen(function* () {
   const settings = yield* Settings
+  const request = yield* HttpRequest
   if (settings.mode !== "SERVER") {
     // LOCAL mode has one user and no passwords, as in the reference: signing in just goes home.
-    return seeOther("/", sessionCookie(settings.defaultUserName, [settings.defaultUserName]))
+    return seeOther("/", sessionCookie(settings.defaultUserName, [settings.defaultUserName], { secure: cameOverHttps(request.raw) }))
   }
   const form = yield* formFields
+  const login = form.get("login") ?? ""
+  const password = form.get("password") ?? ""
+  // No stored login holds a NUL, and the database cannot compare one.
+  if (login.includes("\0") || password.includes("\0")) return yield* new BadRequest({ message: nulRefusal })
   const users = yield* Users
-  const user = yield* users.checkPassword(form.get("login") ?? "", Redacted.make(form.get("password") ?? ""))
+  const user = yield* users.checkPassword(login, Redacted.make(password))
   if (Option.isNone(user)) return yield* new Unauthorized({ message: "wrong login or password" })
   const sessionId = yield* users.openSession(user.value.login, settings.sessionTtlSeconds)
-  return seeOther("/", sessionCookie(user.value.login, user.value.roles, sessionId, settings.sessionTtlSeconds))
+  return seeOther("/", sessionCookie(user.value.login, user.value.roles, { sessionId, maxAge: settings.sessionTtlSeconds, secure: cameOverHttps(request.raw) }))
 })
 
 const signOut = Effect.gen(function* () {
   const request = yield* HttpRequest
   const cookie = readSessionCookie(request.headers.cookie)
   if (cookie !== undefined) yield* (yield* Users).closeSession(cookie.sessionId)
-  return seeOther("/?signout", expiredSessionCookie())
+  return seeOther("/?signout", expiredSessionCookie(cameOverHttps(request.raw)))
 })
 
 /** Form sign-in and sign-out of browsers; public, since they are how a caller gets or drops credentials. */

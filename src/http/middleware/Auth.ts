@@ -4,7 +4,7 @@ import { Context, Effect, Schema } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
 import { applicationName, type LegacyUser } from "../../domain/user/User.ts"
 import { type BadRequest, type HttpRequestShape, noHeaders } from "../Http.ts"
-import { readSessionCookie, sessionCookie } from "./SessionCookie.ts"
+import { cameOverHttps, readSessionCookie, sessionCookie } from "./SessionCookie.ts"
 
 /** Who is calling. Handlers read it to scope data and check project access. */
 export interface CurrentUserShape {
@@ -73,7 +73,7 @@ export const makeLocalAuthenticator = (settings: SettingsShape) =>
       authenticate: (request) =>
         Effect.succeed(
           readSessionCookie(request.headers.cookie) === undefined
-            ? { user: localUser, headers: { "Set-Cookie": sessionCookie(login, [login]) } }
+            ? { user: localUser, headers: { "Set-Cookie": sessionCookie(login, [login], { secure: cameOverHttps(request.raw) }) } }
             : withSession
         )
     })

@@ -2,9 +2,10 @@ import { Effect, Option, Redacted } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
 import { isAdmin, projectsInDetails, type StoredUser, toLegacyUser } from "../../domain/user/User.ts"
 import { Users } from "../../domain/user/Users.ts"
+import { nulRefusal } from "../../db/Nul.ts"
 import { BadRequest, type HttpRequestShape, noHeaders } from "../Http.ts"
 import { type Authentication, Authenticator, type CurrentUserShape, Unauthorized } from "./Auth.ts"
-import { readSessionCookie, sessionCookie } from "./SessionCookie.ts"
+import { cameOverHttps, readSessionCookie, sessionCookie } from "./SessionCookie.ts"
 
 /** The caller as handlers see it: projects from `details.groups_by_applications.datashare`, admin from roles. */
 export const currentUserOf = (user: StoredUser): CurrentUserShape => ({
@@ -34,17 +35,18 @@ export const makeServerAuthenticator = (settings: SettingsShape) =>
   Effect.gen(function* () {
     const users = yield* Users
 
-    const signedIn = (user: StoredUser) =>
+    const signedIn = (user: StoredUser, request: HttpRequestShape) =>
       Effect.map(users.openSession(user.login, settings.sessionTtlSeconds), (sessionId) => ({
-        "Set-Cookie": sessionCookie(user.login, user.roles, sessionId, settings.sessionTtlSeconds)
+        "Set-Cookie": sessionCookie(user.login, user.roles, { sessionId, maxAge: settings.sessionTtlSeconds, secure: cameOverHttps(request.raw) })
       }))
 
-    const fromAuthorization = (header: string, required: boolean) =>
+    const fromAuthorization = (request: HttpRequestShape, header: string, required: boolean) =>
       Effect.gen(function* () {
         const refuse = (message: string) => (required ? Effect.fail(new Unauthorized({ message })) : Effect.succeed(noCredentials))
         const [scheme = "", value = ""] = header.split(/\s+(.*)/s)
         switch (scheme.toLowerCase()) {
           case "bearer": {
+            if (value.includes("\0")) return yield* new BadRequest({ message: nulRefusal })
             const owner = yield* users.userByApiKey(Redacted.make(value.trim()))
             if (Option.isNone(owner)) return yield* refuse("invalid API key")
             // The reference marks key-authenticated answers so that caches revalidate them.
@@ -55,9 +57,11 @@ export const makeServerAuthenticator = (settings: SettingsShape) =>
             if (credentials === undefined) {
               return yield* required ? Effect.fail(new BadRequest({ message: "malformed Basic credentials" })) : Effect.succeed(noCredentials)
             }
+            // No login or password holds a NUL, and the database cannot compare one.
+            if (credentials.login.includes("\0") || Redacted.value(credentials.password).includes("\0")) return yield* new BadRequest({ message: nulRefusal })
             const user = yield* users.checkPassword(credentials.login, credentials.password)
             if (Option.isNone(user)) return yield* refuse("wrong login or password")
-            return { user: currentUserOf(user.value), headers: yield* signedIn(user.value) }
+            return { user: currentUserOf(user.value), headers: yield* signedIn(user.value, request) }
           }
           default:
             return yield* refuse(`unsupported authorization scheme ${scheme}`)
@@ -68,12 +72,14 @@ export const makeServerAuthenticator = (settings: SettingsShape) =>
       Effect.gen(function* () {
         const required = !isPublic && request.path.startsWith(settings.protectedUriPrefix)
         const cookie = readSessionCookie(request.headers.cookie)
+        // A session id is hex: one holding a NUL is forged, and the database cannot compare it.
+        if (cookie !== undefined && cookie.sessionId.includes("\0")) return yield* new BadRequest({ message: nulRefusal })
         if (cookie !== undefined) {
           const user = yield* users.sessionUser(cookie.sessionId)
           if (Option.isSome(user)) return { user: currentUserOf(user.value), headers: noHeaders } satisfies Authentication
         }
         const header = request.headers.authorization
-        if (header !== undefined) return yield* fromAuthorization(header, required)
+        if (header !== undefined) return yield* fromAuthorization(request, header, required)
         if (required) return yield* new Unauthorized({ message: "authentication required" })
         return noCredentials
       })
