@@ -23,8 +23,16 @@ const indexPage = await fs.readFile(path.join(webDir, "index.html"), "utf8").cat
 
 const htmlContentType = "text/html;charset=UTF-8"
 
+/**
+ * The page loads only its own files (its built scripts and styles, plugins under /plugins/, the API); no inline
+ * script or style, no plugin objects, and no other site may frame it (clickjacking). `data:` images are CSS icons.
+ */
+const pagePolicy =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; " +
+  "base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
+
 // The page names its scripts by content hash: it must be revalidated, while the hashed files never change.
-const pageHeaders = { "Cache-Control": "no-cache" }
+const pageHeaders = { "Cache-Control": "no-cache", "Content-Security-Policy": pagePolicy, "X-Content-Type-Options": "nosniff" }
 const assetHeaders = { "Cache-Control": "public, max-age=31536000, immutable" }
 
 /** The page, with the tags of the plugins installed now when pluginsDir is set (plugins come and go at run time). */
