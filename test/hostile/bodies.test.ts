@@ -1,7 +1,9 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { jsonTooDeep, maxJsonDepth } from "../../src/http/JsonDepth.ts"
-import { bodyJson, request, testServerLayer } from "../helpers/server.ts"
+import { WebSocket } from "ws"
+import { eventually } from "../engine/helpers.ts"
+import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"
 import { addUser, basic } from "../helpers/users.ts"
 import { deepJson } from "./files.ts"
 
@@ -75,6 +77,26 @@ describe("Request bodies: size limits per route and JSON depth", () => {
         expect(deep).toEqual({ status: 400, body: { error: `JSON nested deeper than ${maxJsonDepth} levels is refused` } })
         const huge = yield* post("/rpc", "x".repeat(17 * 1024 ** 2), { ...admin, "content-type": "application/ndjson" })
         expect(huge.status).toBe(413)
+      })
+    )
+  })
+})
+
+describe("RPC over the WebSocket", () => {
+  layer(testServerLayer({ database: "pglite" }), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("a message nested too deep fails the call; the connection and the server keep working", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const socket = new WebSocket(`${server.url.replace("http", "ws")}/rpc/ws`)
+        const messages: Array<string> = []
+        socket.on("message", (data: Buffer) => messages.push(data.toString("utf8")))
+        yield* Effect.promise(() => new Promise((resolve, reject) => (socket.once("open", resolve), socket.once("error", reject))))
+        socket.send(`{"_tag":"Request","id":"1","tag":"getTask","payload":${deepJson(100_000)},"headers":[]}`)
+        yield* eventually(Effect.sync(() => messages), (received) => received.length > 0)
+        expect(messages[0]).toContain(`JSON nested deeper than ${maxJsonDepth} levels is refused`)
+        expect(socket.readyState).toBe(WebSocket.OPEN)
+        socket.close()
+        expect((yield* request("/api/status")).status).toBe(200)
       })
     )
   })
