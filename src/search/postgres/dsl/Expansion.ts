@@ -104,7 +104,47 @@ const fuzzyPieces = (term: string, distance: number) => {
   return Array.from({ length: count }, (_, index) => chars.slice(Math.floor((index * chars.length) / count), Math.floor(((index + 1) * chars.length) / count)).join(""))
 }
 
-const lookup = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expansion: Expansion, maxExpansions: number) => {
+/**
+ * Optimal string alignment distance (Levenshtein plus transpositions of neighbours), Lucene's fuzzy distance, over
+ * code points as the SQL function `quarry_edit_distance` counts them; `max + 1` as soon as it must exceed `max`.
+ */
+export const editDistance = (a: ReadonlyArray<string>, b: ReadonlyArray<string>, max: number) => {
+  if (Math.abs(a.length - b.length) > max) return max + 1
+  let beforePrevious: Array<number> = []
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    let best = i
+    for (let j = 1; j <= b.length; j++) {
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, beforePrevious[j - 2]! + 1)
+      current[j] = value
+      best = Math.min(best, value)
+    }
+    if (best > max) return max + 1
+    beforePrevious = previous
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/** Byte order of UTF-8, which is the lexicon's collation ("C"). */
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
+
+/** The `limit` distinct words within `distance` edits of `term`: closest first, then in the lexicon's order. */
+const closestWords = (candidates: ReadonlyArray<string>, term: string, distance: number, limit: number) => {
+  const target = [...term]
+  return [...new Set(candidates)]
+    .map((word) => ({ word, distance: editDistance([...word], target, distance) }))
+    .filter((candidate) => candidate.distance <= distance)
+    .sort((a, b) => a.distance - b.distance || byteOrder(a.word, b.word))
+    .slice(0, limit)
+    .map((candidate) => candidate.word)
+}
+
+/** The words of the lexicon an expansion matches. */
+const lookup = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expansion: Expansion, maxExpansions: number): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError> => {
+  const wordsOf = (rows: ReadonlyArray<{ readonly word: string }>) => rows.map((row) => row.word)
   const scope = sql`project IN ${sql.in(indices)} AND field = ${expansion.field}`
   switch (expansion._tag) {
     case "Fuzzy": {
@@ -112,22 +152,22 @@ const lookup = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expans
       const length = [...term].length
       const pieces = fuzzyPieces(term, distance)
       const containsPiece = pieces.length === 0 ? sql`` : sql`AND (${sql.or(pieces.map((piece) => sql`word LIKE ${`%${likeEscape(piece)}%`}`))})`
-      return sql<{ word: string }>`
-        SELECT word FROM (
-          SELECT DISTINCT word, quarry_edit_distance(word, ${term}, ${distance}) AS distance FROM index_words
-          WHERE ${scope} AND length(word) BETWEEN ${length - distance} AND ${length + distance} ${containsPiece}
-        ) candidates
-        WHERE distance <= ${distance} ORDER BY distance, word LIMIT ${Math.min(maxExpansions, maxClauseCount)}`
+      // The distances are computed here: the SQL function costs about 30 µs a word, which made a short term with
+      // two edits, whose pieces are a letter or two and let most words of its length through, take a second.
+      const candidates = sql<{ word: string }>`
+        SELECT word FROM index_words
+        WHERE ${scope} AND length(word) BETWEEN ${length - distance} AND ${length + distance} ${containsPiece}`
+      return Effect.map(candidates, (rows) => closestWords(wordsOf(rows), term, distance, Math.min(maxExpansions, maxClauseCount)))
     }
     case "Like":
-      return sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word LIKE ${expansion.like} ORDER BY word LIMIT ${maxClauseCount + 1}`
+      return Effect.map(sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word LIKE ${expansion.like} ORDER BY word LIMIT ${maxClauseCount + 1}`, wordsOf)
     case "Regexp": {
       const operator = sql.literal(expansion.caseInsensitive ? "~*" : "~")
-      return sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word ${operator} ${expansion.pattern} ORDER BY word LIMIT ${maxClauseCount + 1}`
+      return Effect.map(sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word ${operator} ${expansion.pattern} ORDER BY word LIMIT ${maxClauseCount + 1}`, wordsOf)
     }
     case "Range": {
       const conditions = expansion.bounds.map(([operator, value]) => sql`word ${sql.literal(operator)} ${value}`)
-      return sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND ${sql.and(conditions)} ORDER BY word LIMIT ${maxClauseCount + 1}`
+      return Effect.map(sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND ${sql.and(conditions)} ORDER BY word LIMIT ${maxClauseCount + 1}`, wordsOf)
     }
   }
 }
@@ -141,7 +181,7 @@ const expand = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expans
       (error) => (error.cause as { code?: unknown } | undefined)?.code === invalidRegularExpression,
       (error) => Effect.fail(shardFailure("too_complex_to_determinize_exception", `regular expression refused: ${(error.cause as Error).message}`))
     ),
-    Effect.flatMap((rows) => (expansion._tag !== "Fuzzy" && rows.length > maxClauseCount ? Effect.fail(tooManyClauses()) : Effect.succeed(rows.map((row) => row.word))))
+    Effect.flatMap((found) => (expansion._tag !== "Fuzzy" && found.length > maxClauseCount ? Effect.fail(tooManyClauses()) : Effect.succeed(found)))
   )
 
 /** The text-field expansion a query node needs, with its `max_expansions`. */
