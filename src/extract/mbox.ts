@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { mime } from "./ContentType.ts"
-import type { Parser } from "./Document.ts"
+import type { ParseContext, Parsed, Parser } from "./Document.ts"
 import { ExtractionFailed, failedTo } from "./ExtractErrors.ts"
 import { bytesSource, openStream } from "./Source.ts"
 
@@ -30,8 +30,15 @@ const asTikaRewrites = (line: Buffer) => {
  * of the message and lines end with LF, which is what the messages' ids are computed over.
  */
 export const extractMbox: Parser = (source, context) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => openStream(source)),
+    (stream) => readMessages(stream[Symbol.asyncIterator](), context),
+    // Stopped early (a limit, an interruption), the file is closed rather than left open until collected.
+    (stream) => Effect.sync(() => stream.destroy())
+  )
+
+const readMessages = (iterator: AsyncIterator<unknown>, context: ParseContext) =>
   Effect.gen(function* () {
-    const iterator = openStream(source)[Symbol.asyncIterator]()
     let message: Array<Buffer> = []
     let messageBytes = 0
     let inMessage = false
@@ -76,5 +83,5 @@ export const extractMbox: Parser = (source, context) =>
     }
     if (rest.byteLength > 0) yield* line(rest)
     yield* finishMessage
-    return { text: "" }
+    return { text: "" } satisfies Parsed
   })
