@@ -74,6 +74,12 @@ describe("Hostile zips through the index task of a running server", () => {
         expect(failure("liar.zip")).toMatch(/^small\.txt: too many bytes in the stream/)
         expect(failure("short.zip")).toMatch(/^cut\.txt: unexpected end of file/)
         expect(failure("truncated.zip")).toMatch(/^not a readable zip archive/)
+        const failed = yield* call(`${first.server.url}/api/index/search/local-datashare/_search`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query: { query_string: { query: "status:FAILED" } } })
+        })
+        expect(((yield* bodyJson(failed)) as { hits: { total: { value: number } } }).hits.total.value).toBe(3)
 
         // The same files queued again and the server stopped at once: the next server takes the index task over.
         yield* call(`${first.server.url}/api/task/batchUpdate/index/file`, { method: "POST" })
