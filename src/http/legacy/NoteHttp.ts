@@ -1,8 +1,8 @@
 import { Effect, Schema } from "effect"
-import { LegacyNote, NoteInput } from "../../domain/note/Note.ts"
+import { LegacyNote, maxNoteLength, NoteInput } from "../../domain/note/Note.ts"
 import { Notes } from "../../domain/note/Notes.ts"
 import { empty, json, jsonBody, pathParam } from "../Http.ts"
-import { route } from "../Router.ts"
+import { route, withBodyLimit } from "../Router.ts"
 import { projectCaller } from "./ProjectCaller.ts"
 
 const tag = "notes"
@@ -21,7 +21,8 @@ export const noteRoutes = [
     tag,
     response: notes
   }),
-  route(
+  // A note of maxNoteLength characters must reach the length check (400): in JSON text a character takes up to 6 bytes (\\uXXXX).
+  withBodyLimit(6 * maxNoteLength + 1024)(route(
     "PUT",
     "/api/:project/notes/:path:",
     Effect.gen(function* () {
@@ -36,7 +37,7 @@ export const noteRoutes = [
       tag,
       requestBody: NoteInput
     }
-  ),
+  )),
   route("DELETE", "/api/:project/notes/:path:", Effect.gen(function* () {
     yield* (yield* Notes).remove(yield* pathParam("project"), yield* pathParam("path"), yield* projectCaller)
     return empty(204)
