@@ -21,7 +21,7 @@ export const noteRoutes = [
     tag,
     response: notes
   }),
-  // A note of maxNoteLength characters must reach the length check (400): in JSON text a character takes up to 6 bytes (\\uXXXX).
+  // A note of maxNoteLength characters must reach the length check (400): in JSON text a character takes up to 6 bytes (\uXXXX).
   withBodyLimit(6 * maxNoteLength + 1024)(route(
     "PUT",
     "/api/:project/notes/:path:",
