@@ -28,13 +28,16 @@ const clusterPing = (address: string) => {
 }
 
 /**
- * Real health checks of the database and the search index. Results are cached for a second so that a
- * monitoring scrape storm costs the database one round trip per second, not one per request.
+ * Real health checks of the database and the search index. The last report is answered at once, and one older
+ * than a second is refreshed in the background: a monitoring scrape storm costs the database one round trip per
+ * second, not one per request, and no scrape waits for a database busy with searches (a refresh waiting for a
+ * connection made a status request take hundreds of milliseconds). Only the very first request waits.
  */
 export class Health extends Effect.Service<Health>()("quarry/Health", {
   scoped: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const settings = yield* Settings
+    const scope = yield* Effect.scope
     const database = sql`SELECT 1`.pipe(
       Effect.timeout(probeTimeout),
       Effect.as(true),
@@ -48,25 +51,33 @@ export class Health extends Effect.Service<Health>()("quarry/Health", {
       )
     }
     // Without Elasticsearch the index lives in PostgreSQL, so it is up exactly when the database is.
-    const index = settings.elasticsearchAddress === undefined ? database : elasticsearch(settings.elasticsearchAddress)
-    const check = Effect.all([database, index], { concurrency: 2 }).pipe(
-      Effect.map(([databaseUp, indexUp]): StatusReport => ({
+    const address = settings.elasticsearchAddress
+    const check = Effect.gen(function* () {
+      const [databaseUp, indexUp] = address === undefined ? yield* Effect.map(database, (up) => [up, up] as const) : yield* Effect.all([database, elasticsearch(address)], { concurrency: 2 })
+      return {
         database: databaseUp,
         index: indexUp,
         // The data bus is in-process (a PubSub), so it is up while the process is.
         databus: true,
         document_queue_status: databaseUp,
         document_queue_size: 0
-      }))
-    )
+      } satisfies StatusReport
+    })
     // A plain timestamped slot rather than Effect.cachedWithTTL (a semaphore and a deferred per read) and a
     // property rather than an Effect.fn method (a stack capture and a span per call): this is the hot path of
-    // every monitoring scrape, measured by `npm run bench -- http`. Two refreshes racing at expiry are harmless.
+    // every monitoring scrape, measured by `npm run bench -- http`.
     let latest: { readonly report: StatusReport; readonly at: number } | undefined
-    const refresh = check.pipe(Effect.tap((report) => Effect.sync(() => (latest = { report, at: Date.now() }))))
-    const status = Effect.suspend(() =>
-      latest !== undefined && Date.now() - latest.at < cacheMillis ? Effect.succeed(latest.report) : refresh
+    let refreshing = false
+    const refresh = check.pipe(
+      Effect.tap((report) => Effect.sync(() => (latest = { report, at: Date.now() }))),
+      Effect.ensuring(Effect.sync(() => (refreshing = false)))
     )
+    const status = Effect.suspend(() => {
+      if (latest === undefined) return refresh
+      if (Date.now() - latest.at < cacheMillis || refreshing) return Effect.succeed(latest.report)
+      refreshing = true
+      return Effect.as(Effect.forkIn(refresh, scope), latest.report)
+    })
     return { status }
   })
 }) {}
