@@ -98,6 +98,31 @@ const scanned = (column: "content_tsv" | "metadata_tsv", predicate: string, ...p
 
 const rootCause = (body: unknown) => (body as { error: { type: string; root_cause: ReadonlyArray<{ type: string; reason: string }> } }).error
 
+/**
+ * Another session holding an exclusive lock on `documents` until `release`, and the number of statements waiting
+ * for a lock (the searches it blocks).
+ */
+const lockDocuments = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const locked = yield* Deferred.make<void>()
+  const release = yield* Deferred.make<void>()
+  const holder = yield* sql
+    .withTransaction(
+      Effect.gen(function* () {
+        yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
+        yield* Deferred.succeed(locked, undefined)
+        yield* Deferred.await(release)
+      })
+    )
+    .pipe(Effect.fork)
+  yield* Deferred.await(locked)
+  const waiting = sql<{ count: number }>`
+    SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
+    Effect.map((rows) => rows[0]!.count)
+  )
+  return { waiting, release, holder }
+})
+
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`bounded searches on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
@@ -241,23 +266,7 @@ for (const database of databaseKinds) {
       if (database === "postgres") {
         it.effect("the deadline cancels the search's statement: it is gone from pg_stat_activity while the lock it waited for is still held", () =>
           Effect.gen(function* () {
-            const sql = yield* SqlClient.SqlClient
-            const locked = yield* Deferred.make<void>()
-            const release = yield* Deferred.make<void>()
-            const holder = yield* sql
-              .withTransaction(
-                Effect.gen(function* () {
-                  yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
-                  yield* Deferred.succeed(locked, undefined)
-                  yield* Deferred.await(release)
-                })
-              )
-              .pipe(Effect.fork)
-            yield* Deferred.await(locked)
-            const waiting = sql<{ count: number }>`
-              SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
-              Effect.map((rows) => rows[0]!.count)
-            )
+            const { waiting, release, holder } = yield* lockDocuments
             const started = Date.now()
             const late = yield* send({ query: { fuzzy: { content: { value: word(321), fuzziness: 2 } } }, timeout: "500ms" })
             expect(late.status).toBe(504)
@@ -270,23 +279,7 @@ for (const database of databaseKinds) {
 
         it.effect("a requester that goes away stops its search's statement once no one else waits for the answer", () =>
           Effect.gen(function* () {
-            const sql = yield* SqlClient.SqlClient
-            const locked = yield* Deferred.make<void>()
-            const release = yield* Deferred.make<void>()
-            const holder = yield* sql
-              .withTransaction(
-                Effect.gen(function* () {
-                  yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
-                  yield* Deferred.succeed(locked, undefined)
-                  yield* Deferred.await(release)
-                })
-              )
-              .pipe(Effect.fork)
-            yield* Deferred.await(locked)
-            const waiting = sql<{ count: number }>`
-              SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
-              Effect.map((rows) => rows[0]!.count)
-            )
+            const { waiting, release, holder } = yield* lockDocuments
             const body = { query: { match: { content: word(654) } } }
             const first = yield* Effect.fork(send(body))
             const second = yield* Effect.fork(send(body))

@@ -1,12 +1,13 @@
 import { Statement } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { DocumentIndex, type IndexedDocument } from "../../src/search/DocumentIndex.ts"
+import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
 import { PostgresDocumentIndex } from "../../src/search/postgres/PostgresDocumentIndex.ts"
 import { makePostgresSearchBackend } from "../../src/search/postgres/PostgresSearchBackend.ts"
 import { SearchBackend } from "../../src/search/SearchBackend.ts"
 import { testDatabase } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+import { textDocument } from "../helpers/marks.ts"
 
 /**
  * A page of hits reads only the content its highlight analyses (ES's max_analyzed_offset, 1 000 000 characters by
@@ -18,25 +19,7 @@ const sentence = "Filler words pad this long document out. "
 /** 1.3 million characters: a match at the start, another past the analysed part. */
 const longText = `The ledger names Ocean Holdings. ${sentence.repeat(30_000)}Ocean Holdings again at the end.`
 
-const document: IndexedDocument = {
-  id: "doc-long",
-  path: "/data/long.txt",
-  dirname: "/data",
-  content: longText,
-  contentLength: longText.length,
-  contentTextLength: longText.length,
-  contentType: "text/plain",
-  contentEncoding: "UTF-8",
-  language: "ENGLISH",
-  metadata: {},
-  extractionDate: "2024-01-10T12:00:00.000Z",
-  extractionLevel: 0,
-  parentDocument: null,
-  rootDocument: "doc-long",
-  tags: [],
-  nerTags: [],
-  status: "INDEXED"
-}
+const document = textDocument("doc-long", "/data/long.txt", longText)
 
 const highlighted = (source: unknown, highlight: Record<string, unknown> = {}) => ({
   _source: source,
