@@ -64,7 +64,10 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
         publishBatchSearch: ({ uuid, published }, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => batchSearches.publish(uuid, published, editor.login)).pipe(Effect.catchTag("SqlError", Effect.die)),
         stopBatchSearch: ({ uuid }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => tasks.stop(editor.login, uuid)).pipe(Effect.catchTag("SqlError", Effect.die)),
+          Effect.flatMap(callers.caller(headers), ({ editor }) => tasks.stop(editor.login, uuid)).pipe(
+            Effect.tap((stopped) => (stopped ? batchSearches.endStopped(uuid) : Effect.void)),
+            Effect.catchTag("SqlError", Effect.die)
+          ),
         deleteBatchSearch: ({ uuid }, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => batchSearches.remove(editor.login, uuid)).pipe(
             Effect.map((deleted) => deleted > 0),
