@@ -116,15 +116,9 @@ export interface NumberedQuery {
   readonly plan: EmbeddedQuery
 }
 
-/** Columns of a hit as the statement reads them. */
-interface HitRow {
+/** Columns of a hit as the statement reads them: the creation date raw, parsed as the backend path parses it. */
+interface HitRow extends Omit<Hit, "creationDate"> {
   readonly queryNumber: number
-  readonly project: string
-  readonly id: string
-  readonly rootId: string
-  readonly path: string
-  readonly contentType: string | null
-  readonly contentLength: number | null
   readonly created: unknown
 }
 
