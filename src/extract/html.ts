@@ -63,7 +63,8 @@ const headMetadata = (html: string) => {
 export const extractHtml: Parser = (source, context) =>
   Effect.gen(function* () {
     const bytes = yield* readAll(source, context.limits.maxFileBytes)
-    const head = Buffer.from(bytes.subarray(0, 4096)).toString("latin1")
+    // A view of the bytes, not a copy.
+    const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4096)).toString("latin1")
     const { text: html, encoding } = decodeText(bytes, declaredCharset(head))
     return { text: yield* htmlToText(html), encoding, metadata: headMetadata(html) }
   })

@@ -2,12 +2,15 @@ import { copyFile, mkdir, stat, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import iconv from "iconv-lite"
 import { detectContentType } from "../../src/extract/ContentType.ts"
+import { Extractor } from "../../src/extract/Extractor.ts"
 import { detectLanguage } from "../../src/extract/Language.ts"
 import { normaliseMetadata, tikaKey } from "../../src/extract/Metadata.ts"
 import { bytesSource, fileSource } from "../../src/extract/Source.ts"
+import { decodeText, textCharset } from "../../src/extract/text.ts"
 import type { CorpusFile } from "../fixtures/corpus.ts"
-import { useCorpus } from "./helpers.ts"
+import { options, useCorpus } from "./helpers.ts"
 
 const corpus = useCorpus()
 
@@ -64,6 +67,59 @@ describe("content type detection", () => {
       expect(yield* detectContentType(bytesSource(Buffer.from("just words")), "x")).toBe("text/plain")
     })
   )
+})
+
+describe("charset", () => {
+  const curly = "The invoice \u201cfinal\u201d was paid in \u20ac to the caf\u00e9 \u2014 twice."
+  const japanese = "東京都の会議で、政府の担当者は新しい契約について説明しました。"
+
+  it("is detected for bytes that declare nothing and are not UTF-8", () => {
+    expect(textCharset(iconv.encode(curly, "windows-1252"))).toEqual({ encoding: "windows-1252", source: "detected" })
+    expect(decodeText(iconv.encode(curly, "windows-1252"))).toEqual({ text: curly, encoding: "windows-1252" })
+    expect(decodeText(iconv.encode(japanese, "Shift_JIS"))).toEqual({ text: japanese, encoding: "Shift_JIS" })
+  })
+
+  it("is the declared one when it is known, without detection", () => {
+    const russian = iconv.encode("Совет директоров одобрил перевод средств.", "windows-1251")
+    expect(textCharset(russian, "windows-1251")).toEqual({ encoding: "windows-1251", source: "declared" })
+    expect(decodeText(russian, "windows-1251").text).toBe("Совет директоров одобрил перевод средств.")
+    // An unknown name is no declaration.
+    expect(textCharset(iconv.encode(curly, "windows-1252"), "x-unknown").source).toBe("detected")
+  })
+
+  it("is UTF-8 without detection for valid UTF-8, even cut inside a character", () => {
+    const bytes = Buffer.from(`${curly} ${japanese}`, "utf8")
+    expect(textCharset(bytes)).toEqual({ encoding: "UTF-8", source: "utf-8" })
+    expect(textCharset(bytes.subarray(0, bytes.length - 1))).toEqual({ encoding: "UTF-8", source: "utf-8" })
+  })
+
+  it("follows a byte-order mark, and reports pure ASCII as Latin-1 as Tika does", () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(curly, "utf16le")])
+    expect(textCharset(utf16, "ISO-8859-1")).toEqual({ encoding: "UTF-16LE", source: "bom" })
+    expect(decodeText(utf16).text).toBe(curly)
+    expect(textCharset(Buffer.from("plain words, 42", "ascii"))).toEqual({ encoding: "ISO-8859-1", source: "ascii" })
+  })
+
+  it.layer(Extractor.Default)((it) => {
+    it.effect("of a page is the one its meta tag declares, and of an XML file the one its declaration names", () =>
+      Effect.gen(function* () {
+        const extractor = yield* Extractor
+        const page = path.join(corpus.dir(), "charset", "page.html")
+        const xml = path.join(corpus.dir(), "charset", "record.xml")
+        yield* Effect.promise(async () => {
+          await mkdir(path.dirname(page), { recursive: true })
+          await writeFile(page, iconv.encode(`<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"></head><body><p>Совет директоров</p></body></html>`, "windows-1251"))
+          await writeFile(xml, iconv.encode(`<?xml version="1.0" encoding="windows-1251"?>\n<record>Совет директоров</record>`, "windows-1251"))
+        })
+        const fromPage = yield* extractor.extract(page, options)
+        expect(fromPage.contentEncoding).toBe("windows-1251")
+        expect(fromPage.content).toBe("Совет директоров")
+        const fromXml = yield* extractor.extract(xml, options)
+        expect(fromXml.contentEncoding).toBe("windows-1251")
+        expect(fromXml.content).toContain("<record>Совет директоров</record>")
+      })
+    )
+  })
 })
 
 describe("language detection", () => {
