@@ -61,7 +61,8 @@ export const readPrefix = (source: Source, length: number): Effect.Effect<Uint8A
     (handle) =>
       Effect.tryPromise({
         try: async () => {
-          const buffer = Buffer.alloc(wanted)
+          // Not zeroed first: only the bytes read are returned.
+          const buffer = Buffer.allocUnsafe(wanted)
           let filled = 0
           while (filled < wanted) {
             const { bytesRead } = await handle.read(buffer, filled, wanted - filled, filled)
