@@ -1,10 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { createRequire } from "node:module"
+import { pathToFileURL } from "node:url"
+import { Worker } from "node:worker_threads"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
+import type { EmbeddedDatabaseWorkerData, EmbeddedDatabaseWorkerMessage } from "./EmbeddedDatabaseWorker.ts"
 
 /** The embedded database directory is in use by another running Quarry process. */
 export class DatabaseLocked extends Schema.TaggedError<DatabaseLocked>()("DatabaseLocked", {
@@ -64,30 +65,47 @@ const lockDirectory = (directory: string) =>
     (lockFile) => Effect.sync(() => fs.rmSync(lockFile, { force: true }))
   )
 
-/** Starts PGlite and serves it on a loopback port so that @effect/sql-pg talks to it like to any server. */
+/**
+ * The worker thread's bootstrap: it imports the TypeScript entry through tsx's `tsImport`, the one way of loading
+ * TypeScript that works in a worker thread on Node 20 (loader hooks given by `--import` do not reach workers).
+ */
+// require() resolves the CommonJS build of the API; its ES module build sits beside it.
+const tsxApi = createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")
+const workerEntry = new URL("./EmbeddedDatabaseWorker.ts", import.meta.url).href
+const workerBootstrap = `import(${JSON.stringify(pathToFileURL(tsxApi).href)}).then(({ tsImport }) => tsImport(${JSON.stringify(workerEntry)}, ${JSON.stringify(workerEntry)}))`
+
+/**
+ * Starts PGlite on its own thread (see EmbeddedDatabaseWorker.ts) and answers the loopback port of its socket
+ * server, so that @effect/sql-pg talks to it like to any server while the main thread stays free for requests.
+ */
 const embedded = (location: string) =>
   Effect.gen(function* () {
     const directory = location === "memory" ? undefined : location
     if (directory !== undefined) yield* lockDirectory(directory)
-    const db = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => PGlite.create(directory === undefined ? { extensions: { pg_trgm } } : { dataDir: directory, extensions: { pg_trgm } }),
-        catch: (cause) => new DatabaseUnavailable({ url: `pglite:${location}`, reason: String(cause) })
+    const unavailable = (reason: string) => new DatabaseUnavailable({ url: `pglite:${location}`, reason })
+    const worker = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const data: EmbeddedDatabaseWorkerData = { directory }
+        return new Worker(workerBootstrap, { eval: true, workerData: data, execArgv: [] })
       }),
-      (db) => Effect.promise(() => db.close())
+      (worker) =>
+        Effect.async<void>((resume) => {
+          worker.once("exit", () => resume(Effect.void))
+          worker.postMessage("stop")
+        }).pipe(
+          // A thread that does not stop in time is ended; PGlite's files are written at each commit.
+          Effect.timeoutTo({ duration: "30 seconds", onSuccess: Effect.succeed, onTimeout: () => Effect.promise(() => worker.terminate()) }),
+          Effect.flatten,
+          Effect.asVoid
+        )
     )
-    // Room for more than one connection, so that a client reconnecting after a drop is not refused; the pool
-    // itself keeps to one (see databaseLayer).
-    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 })
-    yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => server.start(),
-        catch: (cause) => new DatabaseUnavailable({ url: `pglite:${location}`, reason: String(cause) })
-      }),
-      () => Effect.promise(() => server.stop())
-    )
-    const [host, port] = server.getServerConn().split(":")
-    return { host: host ?? "127.0.0.1", port: Number(port) }
+    return yield* Effect.async<{ host: string; port: number }, DatabaseUnavailable>((resume) => {
+      worker.once("message", (message: EmbeddedDatabaseWorkerMessage) =>
+        resume("ready" in message ? Effect.succeed({ host: message.host, port: message.port }) : Effect.fail(unavailable(message.reason)))
+      )
+      worker.once("error", (error) => resume(Effect.fail(unavailable(error.message))))
+      worker.once("exit", (code) => resume(Effect.fail(unavailable(`the database thread exited with code ${code}`))))
+    })
   })
 
 const clientLayer = (config: PgClient.PgClientConfig, url: string) =>
