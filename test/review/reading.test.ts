@@ -66,10 +66,12 @@ for (const database of databaseKinds) {
         })
       )
 
-      it.effect("lists task records unscoped with their links, and shows a record's detail to its reviewers only", () =>
+      it.effect("lists task records to their task's checkers with their links, and shows a record's detail to its reviewers only", () =>
         Effect.gen(function* () {
           const fixture = yield* seed("read3")
-          const listed = yield* api(fixture.carol, "GET", `/api/v1/task-records/?filter[task]=${fixture.task}&sort=uid`)
+          // Records are scoped to the tasks one checks (the reference lists them to anyone): Carol checks another task.
+          expect(items(yield* api(fixture.carol, "GET", `/api/v1/task-records/?filter[task]=${fixture.task}`))).toEqual([])
+          const listed = yield* api(fixture.alice, "GET", `/api/v1/task-records/?filter[task]=${fixture.task}&sort=uid`)
           expect(items(listed).map((record) => record.attributes?.uid)).toEqual(["a", "b", "c"])
           expect(items(listed)[0]!.attributes).toMatchObject({
             originalValue: "original a",
@@ -97,7 +99,7 @@ for (const database of databaseKinds) {
           expect(closed.status).toBe(403)
           expect(firstError(closed).detail).toBe("You do not have permission to update a resource from a locked or closed task")
           expect((yield* api(fixture.admin, "GET", `/api/v1/task-records/${record}/`)).status).toBe(200)
-          const reviewed = yield* api(fixture.carol, "GET", `/api/v1/task-records/?filter[task]=${fixture.task}&filter[reviewed]=0`)
+          const reviewed = yield* api(fixture.alice, "GET", `/api/v1/task-records/?filter[task]=${fixture.task}&filter[reviewed]=0`)
           expect(ids(reviewed)).toEqual([record])
         })
       )

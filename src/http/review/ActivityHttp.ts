@@ -5,6 +5,7 @@ import { readDocument, type RequestDocument } from "./Document.ts"
 import { JsonApiError, notFound } from "./JsonApiError.ts"
 import { readCollection, readOne } from "./Reader.ts"
 import type { ReadContext } from "./Resource.ts"
+import { checkedTasks } from "./resources/Filters.ts"
 import { registry } from "./resources/index.ts"
 import { apiRoot, collectionRoutes, detail } from "./ReadHttp.ts"
 import { document, jsonApiRoute, readContext } from "./Route.ts"
@@ -16,7 +17,9 @@ const recordActions = Effect.gen(function* () {
   const request = yield* HttpRequest
   const id = yield* pathParam("id")
   const { sql } = context
-  if (!/^\d{1,9}$/.test(id) || (yield* sql`SELECT 1 FROM review_task_records WHERE id = ${Number(id)}`).length === 0) return yield* notFound()
+  // A record out of the user's scope is not found, as its detail is not.
+  const inScope = context.user.isStaff ? sql`TRUE` : sql`task_id IN ${checkedTasks(context)}`
+  if (!/^\d{1,9}$/.test(id) || (yield* sql`SELECT 1 FROM review_task_records WHERE id = ${Number(id)} AND ${inScope}`).length === 0) return yield* notFound()
   const record = Number(id)
   const reviews = sql`(SELECT v.id FROM review_task_record_reviews v WHERE v.task_record_id = ${record})`
   const about = (type: string, idColumn: string) =>

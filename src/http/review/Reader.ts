@@ -85,11 +85,15 @@ export const buildResources = (registry: Registry, context: ReadContext, definit
     })
   })
 
-/** Resources of one definition by id, unscoped (included resources are shown whatever the lists' scopes). */
+/**
+ * Resources of one definition by id, unscoped (included resources are shown whatever the lists' scopes) unless the
+ * definition's scope covers includes too.
+ */
 const byIds = (registry: Registry, context: ReadContext, key: ResourceKey, ids: ReadonlyArray<number>, fields: Fields) => {
   const definition = registry[key]
   const { sql } = context
-  return Effect.flatMap(selectRows(context, definition, [sql`r.id = ANY(${[...new Set(ids)]}::int[])`], sql.literal(definition.defaultOrder)), (rows) =>
+  const where = [sql`r.id = ANY(${[...new Set(ids)]}::int[])`, ...(definition.scopesIncludes === true && definition.scope !== undefined ? [definition.scope(context)] : [])]
+  return Effect.flatMap(selectRows(context, definition, where, sql.literal(definition.defaultOrder)), (rows) =>
     buildResources(registry, context, definition, rows, fields)
   )
 }

@@ -86,6 +86,8 @@ export interface ResourceDefinition {
   readonly search?: ReadonlyArray<string>
   /** The rows the user may see in lists and detail routes; undefined = all. */
   readonly scope?: (context: ReadContext) => Fragment
+  /** Whether `scope` also hides rows from the `included` member of other resources' documents. */
+  readonly scopesIncludes?: boolean
   readonly paginated: boolean
   /** Extra root `meta` of a list, computed over the whole filtered list (reviews' `countBy`). */
   readonly listMeta?: (context: ReadContext, where: Fragment) => Effect.Effect<Readonly<Record<string, unknown>>, SqlError.SqlError>

@@ -79,6 +79,10 @@ export const taskRecordDefinition: ResourceDefinition = {
     link: "r.link",
     embeddable_link: "r.embeddable_link"
   },
+  // Records carry document text, paths and project names (those made from batch searches): unlike the reference,
+  // only checkers of their task and staff see them, in lists, details and includes.
+  scope: (context) => (context.user.isStaff ? context.sql`TRUE` : context.sql`r.task_id IN ${checkedTasks(context)}`),
+  scopesIncludes: true,
   defaultOrder: "r.id DESC",
   paginated: true
 }
