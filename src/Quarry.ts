@@ -118,3 +118,14 @@ export const quarryLayer = (settings: SettingsShape) => {
 }
 
 export const runServer = (settings: SettingsShape) => Layer.launch(quarryLayer(settings)).pipe(Effect.asVoid)
+
+/**
+ * What `--mode CLI` needs to scan and index a folder: the database, the engine running scan and index tasks, and the
+ * document index, without the HTTP server.
+ */
+export const indexingLayer = (settings: SettingsShape) =>
+  ingestionKindsLayer.pipe(
+    Layer.provideMerge(Layer.merge(documentsLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))),
+    Layer.provideMerge(migratedDatabase(settings)),
+    Layer.provideMerge(Layer.succeed(Settings, settings))
+  )

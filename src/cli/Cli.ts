@@ -5,6 +5,7 @@ import { runServer } from "../Quarry.ts"
 import { parseArgs } from "./Args.ts"
 import { CliFailure } from "./CliFailure.ts"
 import { helpText } from "./Help.ts"
+import { runIndexCommand } from "./IndexCommand.ts"
 import { runReviewCommand } from "./ReviewCommand.ts"
 import { runUserCommand } from "./UserCommand.ts"
 
@@ -46,7 +47,8 @@ export const runCli = (argv: ReadonlyArray<string>) => {
   const program = Effect.gen(function* () {
     switch (command) {
       case "serve":
-        return yield* serve(rest, args.options)
+        // Datashare's CLI mode: the same command line runs the stages and exits instead of serving.
+        return args.options.mode === "CLI" ? yield* runIndexCommand(rest, args.options) : yield* serve(rest, args.options)
       case "user":
         return yield* runUserCommand(rest, args.options)
       case "review":

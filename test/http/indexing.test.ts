@@ -15,6 +15,7 @@ interface View {
   readonly state: string
   readonly progress: unknown
   readonly result?: unknown
+  readonly rate?: { readonly files: number; readonly bytes: number; readonly filesPerSecond: number; readonly megabytesPerSecond: number }
 }
 
 const documentCount = Object.keys(files).length - 2 // all but the hidden and the OS file
@@ -66,7 +67,11 @@ for (const database of databaseKinds) {
           expect(scan).toMatchObject({ name: expect.stringMatching(/^org\.icij\.datashare\.tasks\.ScanTask@/), state: "RUNNING" })
           expect(indexing).toMatchObject({ name: expect.stringMatching(/^org\.icij\.datashare\.tasks\.IndexTask@/), state: "RUNNING" })
           expect(yield* finished(scan!)).toMatchObject({ state: "DONE", result: documentCount })
-          expect(yield* finished(indexing!)).toMatchObject({ state: "DONE", result: documentCount, progress: 1 })
+          const indexed = yield* finished(indexing!)
+          expect(indexed).toMatchObject({ state: "DONE", result: documentCount, progress: 1 })
+          // The rate `--mode CLI` shows: files and bytes taken, per second from the task's start to its end.
+          expect(indexed.rate).toMatchObject({ files: documentCount, filesPerSecond: expect.any(Number), megabytesPerSecond: expect.any(Number) })
+          expect(indexed.rate?.bytes).toBeGreaterThan(0)
           expect(yield* isIndexed("local-datashare", path.join(dir, files.docx))).toBe(true)
           expect(yield* isIndexed("local-datashare", path.join(dir, files.hidden))).toBe(false)
           expect(yield* index.count("local-datashare").pipe(Effect.orDie)).toBeGreaterThan(documentCount)

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Ref, Schema } from "effect"
 import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
+import type { Task } from "../../domain/task/Task.ts"
 import { IndexPayload, queueOf } from "../../domain/ingest/IngestOptions.ts"
 import { Extractor } from "../../extract/Extractor.ts"
 import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
@@ -17,6 +18,17 @@ const scanPollInterval = "200 millis"
 /** Least time between two counts of the files left, for the progress: each count reads the whole queue. */
 const progressCountMillis = 500
 
+/** Files taken from the queue, and the bytes of those files, by the task's runs so far. */
+export const IndexCheckpoint = Schema.Struct({ files: Schema.Int, bytes: Schema.Number })
+export type IndexCheckpoint = typeof IndexCheckpoint.Type
+
+/** Tasks checkpointed before bytes were counted saved the number of files alone. */
+const filesOnlyCheckpoint = Schema.transform(Schema.Int, IndexCheckpoint, {
+  strict: true,
+  decode: (files) => ({ files, bytes: 0 }),
+  encode: (checkpoint) => checkpoint.files
+})
+
 /**
  * Drains the project's document queue (§6.1) with `parallelism` workers. Each worker claims a few files,
  * extracts them, and writes their documents and removes them from the queue in one transaction, so that a
@@ -30,9 +42,27 @@ export const IndexJob = JobKind.make({
   payload: IndexPayload,
   success: Schema.Int,
   error: Schema.Never,
-  /** Files taken from the queue by earlier runs of the task. */
-  checkpoint: Schema.Int
+  checkpoint: Schema.Union(IndexCheckpoint, filesOnlyCheckpoint)
 })
+
+/** How far and how fast an index task has gone: what the task API and the command line's progress show. */
+export interface IndexRate {
+  readonly files: number
+  readonly bytes: number
+  readonly filesPerSecond: number
+  readonly megabytesPerSecond: number
+}
+
+const decodeCheckpoint = Schema.decodeUnknownOption(IndexJob.checkpoint)
+
+/** The rate of an index task that has started, from its checkpoint and its start (to its end once finished). */
+export const indexRateOf = (task: Task, now: Date): IndexRate | undefined => {
+  if (task.kind !== IndexJob.name || task.startedAt === null) return undefined
+  const { files, bytes } = Option.getOrElse(decodeCheckpoint(task.checkpoint), () => ({ files: 0, bytes: 0 }))
+  const seconds = Math.max(0.001, ((task.finishedAt ?? now).getTime() - task.startedAt.getTime()) / 1000)
+  const rounded = (value: number) => Math.round(value * 10) / 10
+  return { files, bytes, filesPerSecond: rounded(files / seconds), megabytesPerSecond: rounded(bytes / 1024 ** 2 / seconds) }
+}
 
 /**
  * A document that could not be extracted (corrupt, encrypted, cut by a limit) is stored with status FAILED beside its
@@ -50,27 +80,27 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const claimant = { taskId: context.taskId, attempt: context.attempt }
     const queueKey = { project: payload.project, queueName: queueOf(payload) }
     const extractOptions = { project: payload.project, ocr: payload.ocr, maxContentLength: payload.maxContentLength, language: payload.language }
-    const done = yield* Ref.make(Option.getOrElse(context.checkpoint.saved, () => 0))
+    const done = yield* Ref.make(Option.getOrElse(context.checkpoint.saved, (): IndexCheckpoint => ({ files: 0, bytes: 0 })))
     // Checkpoints are saved in order, so that the last one committed is the largest.
     const checkpointLock = yield* Effect.makeSemaphore(1)
     // When the files left were last counted (the first batch always counts them).
     let lastCounted = Number.NEGATIVE_INFINITY
 
-    // An unreadable file (gone since the scan, no permission) is skipped and still counts as taken.
+    // An unreadable file (gone since the scan, no permission) is skipped and still counts as taken, with no bytes.
     const extract = (file: QueuedFile) =>
       extractor.extract(file.path, extractOptions).pipe(
-        Effect.map((root) => indexedDocuments(root).map(withFailureStatus)),
-        Effect.catchTag("DocumentUnreadable", (error) => Effect.as(Effect.logWarning(`index: skipped ${error.message}`), []))
+        Effect.map((root) => ({ documents: indexedDocuments(root).map(withFailureStatus), bytes: root.contentLength })),
+        Effect.catchTag("DocumentUnreadable", (error) => Effect.as(Effect.logWarning(`index: skipped ${error.message}`), { documents: [], bytes: 0 }))
       )
 
     const claimAndExtract = Effect.gen(function* () {
       const files = yield* queue.claim(queueKey, claimant, claimSize)
       // One after the other: small files are read synchronously, and a fiber per file cost more than most extractions.
-      const documents = (yield* Effect.forEach(files, extract)).flat()
-      return { files, documents }
+      const extracted = yield* Effect.forEach(files, extract)
+      return { files, documents: extracted.flatMap((file) => file.documents), bytes: extracted.reduce((sum, file) => sum + file.bytes, 0) }
     })
 
-    const write = (files: ReadonlyArray<QueuedFile>, documents: ReadonlyArray<IndexedDocument>) =>
+    const write = (files: ReadonlyArray<QueuedFile>, documents: ReadonlyArray<IndexedDocument>, bytes: number) =>
       Effect.gen(function* () {
         yield* sql.withTransaction(
           Effect.gen(function* () {
@@ -80,14 +110,16 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
             if (documents.length > 0) yield* index.bulkIndex(payload.project, documents)
             yield* queue.remove(files.map((file) => file.id))
             yield* checkpointLock.withPermits(1)(
-              Ref.updateAndGet(done, (count) => count + files.length).pipe(Effect.flatMap(context.checkpoint.save))
+              Ref.updateAndGet(done, (count) => ({ files: count.files + files.length, bytes: count.bytes + bytes })).pipe(
+                Effect.flatMap(context.checkpoint.save)
+              )
             )
           })
         )
         const now = yield* Clock.currentTimeMillis
         if (now - lastCounted >= progressCountMillis) {
           lastCounted = now
-          const taken = yield* Ref.get(done)
+          const taken = (yield* Ref.get(done)).files
           yield* context.reportProgress(taken / (taken + (yield* queue.remaining(queueKey))))
         }
       })
@@ -98,7 +130,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
       for (;;) {
         if (claimed.files.length > 0) {
           // The next claim is extracted while this one is written, so that extraction and the database overlap.
-          const [, next] = yield* Effect.all([write(claimed.files, claimed.documents), claimAndExtract], { concurrency: 2 })
+          const [, next] = yield* Effect.all([write(claimed.files, claimed.documents, claimed.bytes), claimAndExtract], { concurrency: 2 })
           claimed = next
         } else if (scansOver) return
         else {
@@ -113,6 +145,6 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     yield* index.createIndex(payload.project)
     yield* Effect.all(Array.from({ length: payload.parallelism }, () => worker), { concurrency: "unbounded", discard: true })
     yield* index.refresh()
-    return yield* Ref.get(done)
+    return (yield* Ref.get(done)).files
   }).pipe(Effect.orDie)
 )

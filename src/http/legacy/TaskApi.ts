@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import { batchDownloadProperties } from "../../domain/batch-download/BatchDownload.ts"
 import { isTaskFile, type Task } from "../../domain/task/Task.ts"
 import { LegacyUser } from "../../domain/user/User.ts"
+import { indexRateOf } from "../../engine/kinds/IndexJob.ts"
 
 /** A task as the legacy API prints it (reference §3.11): null members omitted, progress "NaN" when unknown. */
 export const LegacyTaskView = Schema.Struct({
@@ -12,7 +13,11 @@ export const LegacyTaskView = Schema.Struct({
   result: Schema.optional(Schema.Unknown),
   /** Only for batch downloads: `{"batchDownload": {...}}` (reference §3.12). */
   properties: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  error: Schema.optional(Schema.String)
+  error: Schema.optional(Schema.String),
+  /** Only for index tasks once started: files and bytes taken so far and their rate, as `--mode CLI` shows them. */
+  rate: Schema.optional(
+    Schema.Struct({ files: Schema.Number, bytes: Schema.Number, filesPerSecond: Schema.Number, megabytesPerSecond: Schema.Number })
+  )
 })
 export type LegacyTaskView = typeof LegacyTaskView.Type
 
@@ -26,6 +31,7 @@ export const StopAllAnswer = Schema.Record({ key: Schema.String, value: Schema.B
 export const legacyTaskView = (task: Task, user: LegacyUser, properties?: Readonly<Record<string, unknown>>): LegacyTaskView => {
   const queued = task.state === "QUEUED"
   const result = isTaskFile(task.result) ? task.result.path : task.result
+  const rate = indexRateOf(task, new Date())
   return {
     name: task.name,
     state: queued ? "RUNNING" : task.state,
@@ -33,7 +39,8 @@ export const legacyTaskView = (task: Task, user: LegacyUser, properties?: Readon
     user,
     ...(result === null || result === undefined ? {} : { result }),
     ...(properties === undefined ? {} : { properties }),
-    ...(task.error === null ? {} : { error: task.error })
+    ...(task.error === null ? {} : { error: task.error }),
+    ...(rate === undefined ? {} : { rate })
   }
 }
 
