@@ -28,6 +28,8 @@ export interface Route<R = never> {
   readonly doc?: RouteDoc
   /** Largest request body read, in bytes (413 beyond); `defaultMaxBodyBytes` when absent. */
   readonly maxBodyBytes?: number
+  /** The body of the route's error answers (the search proxy's are Elasticsearch's); `{"error": message}` when absent. */
+  readonly errorBody?: (status: number, message: string) => unknown
 }
 
 /** Bodies of ordinary requests (JSON options, sign-in forms): small, so that no caller can make the server hold much. */

@@ -44,7 +44,11 @@ const readBody = (request: http.IncomingMessage, limit: number) =>
     request.on("error", (error) => reject(new BadRequest({ message: `cannot read the request body: ${error.message}` })))
   })
 
-const errorBody = (status: number, message: string): HttpResponse => json({ error: message }, status)
+const legacyErrorBody = (_status: number, message: string): unknown => ({ error: message })
+
+/** An error answer in the shape of the route that failed (the legacy `{"error": message}` by default). */
+const errorAnswer = (shape: Route<unknown>["errorBody"]) => (status: number, message: string): HttpResponse =>
+  json((shape ?? legacyErrorBody)(status, message), status)
 
 const withHeaders = (headers: Readonly<Record<string, string>>) => (response: HttpResponse): HttpResponse => ({
   ...response,
@@ -81,7 +85,7 @@ const makeRequest = (
  * `X-Requested-With: XMLHttpRequest`, as the web page does): without `WWW-Authenticate` a browser shows its own
  * sign-in form instead of its modal Basic prompt.
  */
-const failureResponse = (challenge: boolean) => (cause: Cause.Cause<unknown>) =>
+const failureResponse = (challenge: boolean, errorBody: ReturnType<typeof errorAnswer>) => (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
     const failure = Cause.failureOption(cause)
     if (failure._tag === "Some") {
@@ -117,15 +121,16 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       if (mount !== undefined) return mount.handle(incoming, outgoing)
       const method = incoming.method ?? "GET"
       const write = (response: HttpResponse) => writeResponse(incoming, outgoing, response, settings.cors)
+      const match = router.match(method, path)
+      const errorBody = errorAnswer(match._tag === "Found" ? match.route.errorBody : undefined)
       // A percent-encoded NUL in the path or the query would reach a statement, whose text cannot hold it.
       if (url.includes("%00")) return write(errorBody(400, nulRefusal))
-      const match = router.match(method, path)
       if (match._tag !== "Found") {
         return write(match._tag === "NotFound" ? errorBody(404, "Not found") : errorBody(405, `${method} is not allowed on ${path}`))
       }
       const request = makeRequest(incoming, method, path, url, queryStart, match.params, match.route.maxBodyBytes ?? defaultMaxBodyBytes)
       const handler = match.route.handler
-      const failed = failureResponse(incoming.headers["x-requested-with"] !== "XMLHttpRequest")
+      const failed = failureResponse(incoming.headers["x-requested-with"] !== "XMLHttpRequest", errorBody)
       // A handler interrupted because its client went away has no one to answer.
       const finish = (exit: Exit.Exit<HttpResponse>) => (Exit.isInterrupted(exit) ? undefined : write(Exit.isSuccess(exit) ? exit.value : errorBody(500, "internal error")))
       // Two fibers rather than Effect.provide: the handler's fiber starts with the request and the caller in its

@@ -1,12 +1,12 @@
 import { Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
-import { errorBody, parsingError } from "../../search/postgres/dsl/Errors.ts"
+import { errorBody, parsingError, refusal, type SearchRequestError } from "../../search/postgres/dsl/Errors.ts"
 import { type BackendRequest, SearchBackend } from "../../search/SearchBackend.ts"
 import { allowMethods, BadRequest, empty, Forbidden, HttpRequest, json, pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { jsonTooDeep, tooDeepMessage } from "../JsonDepth.ts"
-import { route } from "../Router.ts"
+import { type Route, route } from "../Router.ts"
 
 /**
  * The search index proxy (seed "Search index proxy", legacy-api-reference §4.3): Elasticsearch requests under
@@ -31,7 +31,7 @@ export const checkAccess = (path: string, method: BackendRequest["method"]) =>
     const segments = path.split("/").filter((segment) => segment !== "")
     if (isIndexFree(segments)) return
     if ((method !== "HEAD" && segments.length < 2) || segments.length === 0) return yield* new BadRequest({ message: `Invalid path: '${path}'` })
-    if (!indexList.test(segments[0]!)) return yield* new BadRequest({ message: `Invalid path: '${path}'` })
+    if (!indexList.test(segments[0]!)) return yield* new BadRequest({ message: `Bad format for indices : '${segments[0]}'` })
     const settings = yield* Settings
     if (settings.mode === "SERVER") {
       const granted = new Set(yield* (yield* CurrentUser).grantedProjects)
@@ -51,11 +51,14 @@ const requestBody = Effect.gen(function* () {
   return yield* Effect.try({ try: () => ({ _tag: "Json", value: JSON.parse(text) as unknown }) as const, catch: () => ({ _tag: "Malformed", text }) as const }).pipe(Effect.merge)
 })
 
-/** A body the proxy refuses before parsing it, in Elasticsearch's error shape. */
-const unparsable = (reason: string) => {
-  const error = parsingError(reason)
-  return json(errorBody(error), error.status)
-}
+/** An ES error as the proxy's answer. */
+const esError = (error: SearchRequestError) => json(errorBody(error), error.status)
+
+/**
+ * Every refusal of the proxy in Elasticsearch's error shape (the clients read `error.root_cause`), whether it comes
+ * from the proxy's checks, the server (no credentials, a NUL in the URL) or the backend.
+ */
+export const esErrorBody = (status: number, message: string) => errorBody(refusal(status, message))
 
 const forward = (method: BackendRequest["method"]) =>
   Effect.gen(function* () {
@@ -63,8 +66,8 @@ const forward = (method: BackendRequest["method"]) =>
     yield* checkAccess(path, method)
     const request = yield* HttpRequest
     const body = method === "HEAD" ? ({ _tag: "Empty" } as const) : yield* requestBody
-    if (body._tag === "Malformed") return unparsable("the request body is not valid JSON")
-    if (body._tag === "TooDeep") return unparsable(tooDeepMessage)
+    if (body._tag === "Malformed") return esError(parsingError("the request body is not valid JSON"))
+    if (body._tag === "TooDeep") return esError(parsingError(tooDeepMessage))
     // A GET body travels as the `source` parameter, as the seed says; the other parameters are then dropped.
     const query = method === "GET" && body._tag === "Json"
       ? new URLSearchParams({ source: JSON.stringify(body.value), source_content_type: "application/json" })
@@ -74,7 +77,10 @@ const forward = (method: BackendRequest["method"]) =>
     return method === "HEAD" ? empty(answer.status) : json(answer.body, answer.status)
   })
 
-const notAllowed = Effect.succeed(json({ error: "DELETE and PUT are not allowed on the search proxy" }, 405))
+const notAllowed = Effect.succeed(json(esErrorBody(405, "DELETE and PUT are not allowed on the search proxy"), 405))
+
+/** A route of the proxy: its failures answer in ES's shape. */
+const proxyRoute = <R>(proxied: Route<R>): Route<R> => ({ ...proxied, errorBody: esErrorBody })
 
 const indexName = Effect.gen(function* () {
   const index = yield* pathParam("index")
@@ -83,7 +89,7 @@ const indexName = Effect.gen(function* () {
 })
 
 const searchSummary = "An Elasticsearch request on project indices (`<index>[,<index>]/_search`, `_count`, `_async_search`, `_doc/<id>`, `_source/<id>`, `_mapping/field/<f>`)"
-const accessNote = "400 for a path that does not start with an index list; 403 for an index outside the caller's projects (SERVER mode); the backend's status otherwise (404 index_not_found_exception for an unknown index)"
+const accessNote = "Refusals are in Elasticsearch's error shape: 400 for a path that does not start with an index list; 403 for an index outside the caller's projects (SERVER mode); the backend's status otherwise (404 index_not_found_exception for an unknown index)"
 
 export const indexProxyRoutes = [
   route(
@@ -98,18 +104,20 @@ export const indexProxyRoutes = [
     { summary: "Creates a project's index: 201 when created, 200 when it exists; 400 for a bad name", tag, responseStatus: 201 }
   ),
   route<never>("OPTIONS", "/api/index/:index", Effect.as(indexName, allowMethods("OPTIONS, PUT")), { summary: "Allowed methods of the index creation; 400 for a bad name", tag }),
-  route("POST", "/api/index/search/:path:", forward("POST"), {
-    summary: `${searchSummary}: the JSON body is forwarded as it is. POST is allowed on searches and counts only. ${accessNote}`,
-    tag,
-    query: { size: "page size, overriding the body", from: "offset, overriding the body", _source: "fields of the source to return" }
-  }),
-  route("GET", "/api/index/search/:path:", forward("GET"), {
-    summary: `${searchSummary}: a body is forwarded as the \`source\` parameter (with \`source_content_type\`), replacing the other parameters. ${accessNote}`,
-    tag,
-    query: { routing: "routing of the record (accepted)", _source: "fields of the source to return", _source_excludes: "fields of the source to leave out" }
-  }),
-  route("HEAD", "/api/index/search/:path:", forward("HEAD"), { summary: "200 when the index exists, 404 when it does not; 403 outside the caller's projects (SERVER mode)", tag }),
-  route("OPTIONS", "/api/index/search/:path:", Effect.succeed(allowMethods("OPTIONS, GET, POST, HEAD")), { summary: "Allowed methods of the search proxy", tag }),
-  route("DELETE", "/api/index/search/:path:", notAllowed, { summary: "Not allowed: 405", tag, responseStatus: 405 }),
-  route("PUT", "/api/index/search/:path:", notAllowed, { summary: "Not allowed: 405", tag, responseStatus: 405 })
+  ...[
+    route("POST", "/api/index/search/:path:", forward("POST"), {
+      summary: `${searchSummary}: the JSON body is forwarded as it is. POST is allowed on searches and counts only. ${accessNote}`,
+      tag,
+      query: { size: "page size, overriding the body", from: "offset, overriding the body", _source: "fields of the source to return" }
+    }),
+    route("GET", "/api/index/search/:path:", forward("GET"), {
+      summary: `${searchSummary}: a body is forwarded as the \`source\` parameter (with \`source_content_type\`), replacing the other parameters. ${accessNote}`,
+      tag,
+      query: { routing: "routing of the record (accepted)", _source: "fields of the source to return", _source_excludes: "fields of the source to leave out" }
+    }),
+    route("HEAD", "/api/index/search/:path:", forward("HEAD"), { summary: "200 when the index exists, 404 when it does not; 403 outside the caller's projects (SERVER mode)", tag }),
+    route("OPTIONS", "/api/index/search/:path:", Effect.succeed(allowMethods("OPTIONS, GET, POST, HEAD")), { summary: "Allowed methods of the search proxy", tag }),
+    route("DELETE", "/api/index/search/:path:", notAllowed, { summary: "Not allowed: 405", tag, responseStatus: 405 }),
+    route("PUT", "/api/index/search/:path:", notAllowed, { summary: "Not allowed: 405", tag, responseStatus: 405 })
+  ].map(proxyRoute)
 ]

@@ -11,7 +11,9 @@ export class SearchRequestError extends Schema.TaggedError<SearchRequestError>()
   /** Extra keys of the ES error object (`index` of index_not_found_exception…). */
   details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   /** The shard-level cause of a `search_phase_execution_exception`, which ES shows as the root cause. */
-  rootCause: Schema.optional(Schema.Struct({ type: Schema.String, reason: Schema.String }))
+  rootCause: Schema.optional(Schema.Struct({ type: Schema.String, reason: Schema.String })),
+  /** The cause ES names under `caused_by` of an error that is its own root cause (a parse failure's reason). */
+  causedBy: Schema.optional(Schema.Struct({ type: Schema.String, reason: Schema.String }))
 }) {
   override get message() {
     return `${this.esType}: ${this.reason}`
@@ -60,9 +62,41 @@ export const searchTimedOut = (millis: number) =>
 /** No search slot came free in time: ES's answer when its search thread pool queue is full. */
 export const searchRejected = (reason: string) => new SearchRequestError({ esType: "es_rejected_execution_exception", reason, status: 429 })
 
+/** The exception ES names in its answers of a status. */
+const refusalTypes: Readonly<Record<number, string>> = {
+  401: "security_exception",
+  403: "security_exception",
+  404: "resource_not_found_exception",
+  405: "illegal_argument_exception",
+  413: "content_too_long_exception",
+  429: "es_rejected_execution_exception"
+}
+
+/**
+ * A refusal of the proxy itself (a bad path, a refused index, a body too large, no credentials), in ES's shape with
+ * the exception ES gives that status, so that clients that read `error.root_cause` show its reason.
+ */
+export const refusal = (status: number, reason: string) =>
+  new SearchRequestError({ esType: refusalTypes[status] ?? (status >= 500 ? "exception" : "illegal_argument_exception"), reason, status })
+
+/** `indices.query.bool.max_nested_depth`: how deep queries may nest in ES 7 (its default). */
+export const maxNestedDepth = 20
+
+/** A query nested deeper than maxNestedDepth, refused while parsing as ES 7 does. */
+export const tooDeeplyNested = () =>
+  new SearchRequestError({
+    esType: "x_content_parse_exception",
+    reason: "[bool] failed to parse field [must]",
+    status: 400,
+    causedBy: { type: "illegal_argument_exception", reason: "The nested depth of the query exceeds the maximum nested depth for bool queries set in [indices.query.bool.max_nested_depth]" }
+  })
+
 /** The ES error body: `{"error":{"root_cause":[…],"type","reason"},"status"}`. */
 export const errorBody = (error: SearchRequestError) => {
   const cause = { type: error.esType, reason: error.reason, ...error.details }
-  if (error.rootCause === undefined) return { error: { root_cause: [cause], ...cause }, status: error.status }
+  if (error.rootCause === undefined) {
+    const causedBy = error.causedBy === undefined ? {} : { caused_by: error.causedBy }
+    return { error: { root_cause: [cause], ...cause, ...causedBy }, status: error.status }
+  }
   return { error: { root_cause: [error.rootCause], ...cause, phase: "query", grouped: true, caused_by: error.rootCause }, status: error.status }
 }

@@ -1,14 +1,11 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { bool, matchAll, matchNone, type MinimumShouldMatch, type Query, type Scalar } from "./Ast.ts"
-import { illegalArgument, parsingError, type SearchRequestError, unsupported } from "./Errors.ts"
+import { illegalArgument, maxNestedDepth, parsingError, type SearchRequestError, tooDeeplyNested, unsupported } from "./Errors.ts"
 import type { FuzzyQuery } from "./Expansion.ts"
 import { mapWildcardLiterals, translateRegexp } from "./Patterns.ts"
 import { parseQueryString } from "./QueryString.ts"
 
 /** The JSON query DSL (search-dsl.md §5.4) into query nodes; every body is checked with Schema first. */
-
-/** Nesting deeper than this is refused, as ES refuses bool queries nested beyond its limit. */
-const maxDepth = 40
 
 export const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string): Effect.Effect<A, SearchRequestError> =>
   Schema.decodeUnknown(schema, { onExcessProperty: "error" })(value).pipe(
@@ -119,7 +116,7 @@ const unsupportedQueries = new Set([
 
 const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, SearchRequestError> =>
   Effect.gen(function* () {
-    if (depth > maxDepth) return yield* illegalArgument(`query nested deeper than ${maxDepth} levels`)
+    if (depth > maxNestedDepth) return yield* tooDeeplyNested()
     if (!isObject(json)) return yield* parsingError("query malformed, must start with start_object")
     const names = Object.keys(json)
     if (names.length !== 1) return yield* parsingError(`[_na] query malformed, expected one query name, found [${names.join(", ")}]`)
