@@ -114,7 +114,6 @@ for (const database of databaseKinds) {
           refusedWith("illegal_argument_exception", "[top_hits]")(yield* search({ aggs: { a: { terms: { field: "tags" }, aggs: { t: { top_hits: {} } } } } }))
           refusedWith("illegal_argument_exception", "[script]")(yield* search({ sort: [{ _script: { type: "number", script: { source: "doc['x'].value * 2" } } }] }))
           refusedWith("illegal_argument_exception", "[inner_hits]")(yield* search({ query: { has_child: { type: "NamedEntity", query: { match_all: {} }, inner_hits: {} } } }))
-          refusedWith("illegal_argument_exception", "_id")(yield* search({ aggs: { a: { terms: { field: "_id" } } } }))
           refusedWith("illegal_argument_exception", "Fielddata")(yield* search({ aggs: { a: { terms: { field: "content" } } } }))
           refusedWith("illegal_argument_exception", "fielddata")(yield* search({ sort: ["content"] }))
           refusedWith("illegal_argument_exception", "[Foo] as a child")(yield* search({ query: { has_child: { type: "Foo", query: { match_all: {} } } } }))

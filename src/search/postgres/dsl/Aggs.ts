@@ -151,12 +151,17 @@ const keyFilter = (sql: Sql, pattern: string | ReadonlyArray<string> | undefined
     return pattern.length === 0 ? sql.literal("false") : sql`${key}::text IN ${sql.in(pattern as Array<string>)}`
   })
 
-/** Rows of buckets: key, doc_count, the metrics m0…, and the total of all buckets' counts. */
+/** The values each metric of a bucket reads (undefined for an unknown field), in the order of the metrics. */
+type MetricValues = ReadonlyArray<Values | undefined>
+
+const bucketMetricValues = (sql: Sql, children: BucketChildren): Effect.Effect<MetricValues, SearchRequestError> =>
+  Effect.forEach(children.metrics, ([, metric]) => metricValues(sql, metric, "r"))
+
 /** Buckets as a JSON array of rows: key, doc_count, the metrics m0…, and the total of all buckets' counts. */
-const bucketSelect = (sql: Sql, key: Fragment, lateral: Fragment, children: BucketChildren, filters: ReadonlyArray<Fragment>, order: ReadonlyArray<Fragment>, limit: number | undefined, minDocCount = 1) =>
+const bucketSelect = (sql: Sql, key: Fragment, lateral: Fragment, children: BucketChildren, values: MetricValues, filters: ReadonlyArray<Fragment>, order: ReadonlyArray<Fragment>, limit: number | undefined, minDocCount = 1) =>
   Effect.gen(function* () {
     const metrics = yield* Effect.forEach(children.metrics, ([, metric], index) =>
-      Effect.flatMap(metricValues(sql, metric, "r"), (values) => Effect.map(metricExpression(sql, metric, values), (expression) => sql`${expression} AS ${sql.literal(`m${index}`)}`))
+      Effect.map(metricExpression(sql, metric, values[index]), (expression) => sql`${expression} AS ${sql.literal(`m${index}`)}`)
     )
     const conditions = [sql`${key} IS NOT NULL`, ...filters]
     // Grouped in a subquery so that the ordering can use the bucket columns in expressions (a collation).
@@ -172,8 +177,9 @@ const bucketSelect = (sql: Sql, key: Fragment, lateral: Fragment, children: Buck
 
 const rowsOf = (value: unknown): ReadonlyArray<BucketRow> => (Array.isArray(value) ? (value as ReadonlyArray<BucketRow>) : [])
 
-const childrenOf = (row: BucketRow, children: BucketChildren) =>
-  Object.fromEntries(children.metrics.map(([name, metric], index) => [name, metricValue(metric, undefined, row[`m${index}`])]))
+/** The bucket's metrics; a date's max or min also as text, as at the top level. */
+const childrenOf = (row: BucketRow, children: BucketChildren, values: MetricValues) =>
+  Object.fromEntries(children.metrics.map(([name, metric], index) => [name, metricValue(metric, values[index]?.kind, row[`m${index}`])]))
 
 const cut = <A>(buckets: ReadonlyArray<A>, children: BucketChildren) =>
   children.bucketSort === undefined ? buckets : buckets.slice(children.bucketSort[1].from, children.bucketSort[1].size === undefined ? undefined : children.bucketSort[1].from + children.bucketSort[1].size)
@@ -198,13 +204,14 @@ const termsPart = (sql: Sql, agg: TermsAgg) =>
       filter === undefined ? [] : [index === 0 ? filter : sql`NOT (${filter})`]
     )
     const order = yield* orderBy(sql, agg.order, agg, values.kind === "string")
+    const metricValues = yield* bucketMetricValues(sql, agg)
     const finish = (value: unknown) => {
       const rows = rowsOf(value)
       const shown = rows.reduce((total, row) => total + row.doc_count, 0)
-      const buckets = rows.map((row) => ({ ...keyOf(values.kind, row.key), doc_count: row.doc_count, ...childrenOf(row, agg) }))
+      const buckets = rows.map((row) => ({ ...keyOf(values.kind, row.key), doc_count: row.doc_count, ...childrenOf(row, agg, metricValues) }))
       return Effect.succeed({ doc_count_error_upper_bound: 0, sum_other_doc_count: (rows[0]?.total ?? 0) - shown, buckets: cut(buckets, agg) })
     }
-    return { select: yield* bucketSelect(sql, key, values.lateral, agg, filters, order, agg.size, agg.minDocCount), finish } satisfies AggregationPart
+    return { select: yield* bucketSelect(sql, key, values.lateral, agg, metricValues, filters, order, agg.size, agg.minDocCount), finish } satisfies AggregationPart
   })
 
 const dateHistogramPart = (sql: Sql, agg: DateHistogramAgg) =>
@@ -221,6 +228,7 @@ const dateHistogramPart = (sql: Sql, agg: DateHistogramAgg) =>
     const key = missing === undefined ? sql`(${start})::float8` : sql`coalesce((${start})::float8, ${missing}::float8)`
     // Checked like a terms order; histogram buckets are ordered here, after empty ones are added.
     yield* orderBy(sql, agg.order, agg, false)
+    const metricValues = yield* bucketMetricValues(sql, agg)
     const finish = (value: unknown) =>
       Effect.gen(function* () {
         const rows = rowsOf(value)
@@ -230,11 +238,11 @@ const dateHistogramPart = (sql: Sql, agg: DateHistogramAgg) =>
           const row = counted.get(millis)
           const count = row?.doc_count ?? 0
           if (count < Math.max(agg.minDocCount, 0)) return []
-          return [{ key_as_string: formatDate(millis, agg.format), key: millis, doc_count: count, ...(row === undefined ? emptyMetrics(agg) : childrenOf(row, agg)) }]
+          return [{ key_as_string: formatDate(millis, agg.format), key: millis, doc_count: count, ...(row === undefined ? emptyMetrics(agg) : childrenOf(row, agg, metricValues)) }]
         })
         return { buckets: cut(sortBuckets(buckets, agg.order), agg) }
       })
-    return { select: yield* bucketSelect(sql, key, sql`LATERAL (SELECT 1) t`, agg, [], [sql`key ASC`], undefined), finish } satisfies AggregationPart
+    return { select: yield* bucketSelect(sql, key, sql`LATERAL (SELECT 1) t`, agg, metricValues, [], [sql`key ASC`], undefined), finish } satisfies AggregationPart
   })
 
 /** Every bucket between the first and the last, empty ones included (min_doc_count 0). */

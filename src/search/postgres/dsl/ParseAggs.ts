@@ -147,7 +147,6 @@ const parseAggregation = (name: string, value: unknown): Effect.Effect<Aggregati
     if (isObject(body) && "script" in body) return yield* unsupported(`script in ${type}`)
     if (type === "terms") {
       const parts = yield* decode(TermsBody, body, type)
-      if (parts.field === "_id") return yield* illegalArgument("Fielddata access on the _id field is disallowed")
       return {
         _tag: "Terms",
         field: parts.field,
