@@ -1,7 +1,7 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
 import { ContentOccurrences, ContentSlice } from "../domain/document/Content.ts"
-import { DocumentForbidden, DocumentNotFound, InvalidContentRequest, TranslationNotFound } from "../domain/document/DocumentErrors.ts"
+import { DocumentForbidden, DocumentNotFound, EmptyContentQuery, InvalidContentRequest, TranslationNotFound } from "../domain/document/DocumentErrors.ts"
 import { InvalidMarks, TooManyMarks } from "../domain/document/DocumentMarkErrors.ts"
 import { LegacyTag, RecommendationAggregate } from "../domain/document/Marks.ts"
 import { ProjectForbidden } from "../domain/project/ProjectErrors.ts"
@@ -49,11 +49,11 @@ export class DocumentRpcs extends RpcGroup.make(
     success: ContentSlice,
     error: Schema.Union(ReadError, TranslationNotFound, InvalidContentRequest)
   }),
-  /** Offsets of every case-insensitive occurrence of `query` in the text. */
+  /** Offsets of every case-insensitive occurrence of `query` in the text; EmptyContentQuery for an empty one. */
   Rpc.make("searchContent", {
     payload: { ...DocumentRef, query: Schema.String, targetLanguage: Schema.optional(Schema.String) },
     success: ContentOccurrences,
-    error: Schema.Union(ReadError, TranslationNotFound, InvalidContentRequest)
+    error: Schema.Union(ReadError, TranslationNotFound, InvalidContentRequest, EmptyContentQuery)
   }),
   /** Adds tags to one document: true when a tag was added, false when it had them all. */
   Rpc.make("tagDocument", { payload: { ...DocumentRef, tags: Ids }, success: Schema.Boolean, error: SingleTagError }),

@@ -58,3 +58,14 @@ export class InvalidContentRequest extends Schema.TaggedError<InvalidContentRequ
     return this.reason
   }
 }
+
+/** A content search for the empty text: nothing to find, 404 as in the reference. */
+export class EmptyContentQuery extends Schema.TaggedError<EmptyContentQuery>()(
+  "EmptyContentQuery",
+  {},
+  HttpApiSchema.annotations({ status: 404 })
+) {
+  override get message() {
+    return "the query is empty: there is nothing to find"
+  }
+}

@@ -6,7 +6,7 @@ import { extensionFor } from "../../extract/ContentType.ts"
 import { Extractor } from "../../extract/Extractor.ts"
 import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
 import { maskAllows, occurrences, slice, sliceBounds } from "./Content.ts"
-import { DocumentForbidden, DocumentNotFound, InvalidContentRequest, SourceMissing, TranslationNotFound } from "./DocumentErrors.ts"
+import { DocumentForbidden, DocumentNotFound, EmptyContentQuery, InvalidContentRequest, SourceMissing, TranslationNotFound } from "./DocumentErrors.ts"
 
 /** Who asks, as the access rules of legacy-api-reference §2.5 and §4.2 need it. */
 export interface Caller {
@@ -103,8 +103,9 @@ export class Documents extends Effect.Service<Documents>()("quarry/Documents", {
       caller: Caller
     ) {
       yield* requireGranted(project, caller)
-      const query = request.query ?? ""
-      if (query === "") return yield* new InvalidContentRequest({ reason: "query is required" })
+      const query = request.query
+      if (query === undefined) return yield* new InvalidContentRequest({ reason: "query is required" })
+      if (query === "") return yield* new EmptyContentQuery()
       const text = yield* textOf(yield* find(project, id, request.routing), request.targetLanguage)
       const offsets = occurrences(text, query)
       return { offsets, count: offsets.length, query, targetLanguage: request.targetLanguage ?? null }

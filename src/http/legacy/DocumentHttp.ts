@@ -126,7 +126,7 @@ export const documentRoutes = [
       return json(yield* (yield* Documents).searchContent(project, id, request, yield* caller))
     }),
     {
-      summary: `Character offsets of every case-insensitive, non-overlapping occurrence of query in a document's text; 400 without query; ${accessNote}`,
+      summary: `Character offsets of every case-insensitive, non-overlapping occurrence of query in a document's text; 400 without query, 404 for an empty one; ${accessNote}`,
       tag,
       query: {
         routing: "id of the root document (embedded documents)",
