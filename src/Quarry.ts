@@ -27,6 +27,7 @@ import { NerJobLive } from "./engine/kinds/NerJob.ts"
 import { engineLayer } from "./engine/Layer.ts"
 import { Extractor } from "./extract/Extractor.ts"
 import { UserRepo } from "./domain/user/UserRepo.ts"
+import { signInLocalUser } from "./domain/user/SignIns.ts"
 import { Users } from "./domain/user/Users.ts"
 import { Authenticator, type AuthenticatorShape, makeLocalAuthenticator } from "./http/middleware/Auth.ts"
 import { makeServerAuthenticator } from "./http/middleware/ServerAuth.ts"
@@ -102,7 +103,8 @@ const batchDownloadLayer = Layer.mergeAll(BatchDownloads.Default, BatchDownloadJ
 export const quarryLayer = (settings: SettingsShape) => {
   const documents = documentsLayer(settings)
   const services = Layer.mergeAll(Health.Default, BuildInfo.Default, Deliverables.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
-  return Layer.scoped(HttpServerInfo, Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))).pipe(
+  const serve = Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))
+  return Layer.scoped(HttpServerInfo, Effect.zipRight(signInLocalUser(settings), serve)).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     Layer.provideMerge(reviewBridgeLayer),
     // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.

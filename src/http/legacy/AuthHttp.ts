@@ -1,5 +1,6 @@
 import { Effect, Option, Redacted } from "effect"
 import { Settings } from "../../config/Settings.ts"
+import { recordSignIn } from "../../domain/user/SignIns.ts"
 import { Users } from "../../domain/user/Users.ts"
 import { nulRefusal } from "../../db/Nul.ts"
 import { BadRequest, empty, HttpRequest } from "../Http.ts"
@@ -31,6 +32,7 @@ const signIn = Effect.gen(function* () {
   const user = yield* users.checkPassword(login, Redacted.make(password))
   if (Option.isNone(user)) return yield* new Unauthorized({ message: "wrong login or password" })
   const sessionId = yield* users.openSession(user.value.login, settings.sessionTtlSeconds)
+  yield* recordSignIn(user.value.login)
   return seeOther("/", sessionCookie(user.value.login, user.value.roles, { sessionId, maxAge: settings.sessionTtlSeconds, secure: cameOverHttps(request.raw) }))
 })
 

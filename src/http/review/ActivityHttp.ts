@@ -28,6 +28,18 @@ const recordActions = Effect.gen(function* () {
   return document(yield* readCollection(registry, context, registry.Action, request, [where]))
 })
 
+/** A user's public actions (as actor or target), newest first: the user page's activity; 404 for an unknown user. */
+const userActions = Effect.gen(function* () {
+  const context = yield* readContext
+  const request = yield* HttpRequest
+  const key = yield* pathParam("id")
+  const { sql } = context
+  const [user] = yield* (/^\d{1,9}$/.test(key) ? sql<{ id: number }>`SELECT id FROM users WHERE id = ${Number(key)}` : sql<{ id: number }>`SELECT id FROM users WHERE login = ${key}`)
+  if (user === undefined) return yield* notFound()
+  const where = sql`r.public AND (r.actor_id = ${user.id} OR (r.target_type = 'User' AND r.target_id = ${user.id}))`
+  return document(yield* readCollection(registry, context, registry.Action, request, [where]))
+})
+
 const aggregateFilters = new Set(Object.keys(registry.ActionAggregate.filters ?? {}))
 
 /**
@@ -89,6 +101,8 @@ export const activityRoutes = [
   ...collectionRoutes("actions", registry.Action, "The activity stream"),
   jsonApiRoute("GET", `${apiRoot}/task-records/:id/actions`, recordActions, "Actions about a record and its reviews"),
   jsonApiRoute("GET", `${apiRoot}/task-records/:id/relationships/actions`, recordActions, "Actions about a record and its reviews"),
+  jsonApiRoute("GET", `${apiRoot}/users/:id/actions`, userActions, "A user's actions, newest first"),
+  jsonApiRoute("GET", `${apiRoot}/users/:id/relationships/actions`, userActions, "A user's actions, newest first"),
   jsonApiRoute("GET", `${apiRoot}/action-aggregates`, aggregates, "Daily counters of review actions per user and task"),
   jsonApiRoute("GET", `${apiRoot}/action-aggregates/:id`, detail(registry.ActionAggregate), "A daily counter"),
   ...collectionRoutes("user-notifications", registry.UserNotification, "The requester's notifications"),

@@ -38,6 +38,10 @@ export const forbidden = (detail = "You do not have permission to perform this a
 export const notAuthenticated = () =>
   new JsonApiError({ status: 403, detail: "Authentication credentials were not provided.", pointer: "/data", code: "not_authenticated" })
 
+/** Wrong HTTP Basic credentials, answered as the reference's authentication does. */
+export const invalidCredentials = () =>
+  new JsonApiError({ status: 403, detail: "Invalid username/password.", pointer: "/data", code: "authentication_failed" })
+
 export const conflict = (detail: string) => new JsonApiError({ status: 409, detail, pointer: "/data", code: "error" })
 
 export const methodNotAllowed = (method: string) =>

@@ -2,10 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { findReviewUser } from "../../domain/review/ReviewUser.ts"
-import { HttpRequest, type HttpResponse, statusOf } from "../Http.ts"
+import { HttpRequest, type HttpRequestShape, type HttpResponse, statusOf } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { type Method, publicRoute, type Route } from "../Router.ts"
-import { errorsDocument, forbidden, JsonApiError, methodNotAllowed, notAuthenticated } from "./JsonApiError.ts"
+import { errorsDocument, forbidden, invalidCredentials, JsonApiError, methodNotAllowed, notAuthenticated } from "./JsonApiError.ts"
 import type { ReadContext } from "./Resource.ts"
 import { ValidationFailed } from "./Validation.ts"
 
@@ -19,13 +19,16 @@ export const document = (value: unknown, status = 200): HttpResponse => ({
 
 export const noContent: HttpResponse = { status: 204, headers: {}, body: { _tag: "Empty" } }
 
+/** Basic credentials that did not sign anyone in (the authenticator lets them through on the review API's public routes). */
+const basicCredentialsSent = (request: HttpRequestShape) => /^basic\s/i.test(request.headers.authorization ?? "")
+
 /** The caller as the review API sees it; anonymous callers (and unknown logins) get 403, as in the reference. */
 export const readContext = Effect.gen(function* () {
   const current = yield* CurrentUser
   const request = yield* HttpRequest
   const settings = yield* Settings
   const sql = yield* SqlClient.SqlClient
-  if (current.user.id === "") return yield* notAuthenticated()
+  if (current.user.id === "") return yield* (basicCredentialsSent(request) ? invalidCredentials() : notAuthenticated())
   const user = yield* findReviewUser(current.user.id, settings.mode !== "SERVER")
   if (user === undefined) return yield* notAuthenticated()
   const host = request.headers.host ?? `${settings.bind}:${settings.tcpListenPort}`

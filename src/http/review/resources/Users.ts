@@ -16,14 +16,15 @@ export const userDefinition: ResourceDefinition = {
   from: "users r",
   columns: ({ sql }) =>
     sql.literal(`r.id, r.login, r.name, r.email, md5(coalesce(r.email, '')) AS "emailMd5", '${adminRole}' = ANY(r.roles) AS "isStaff",
-      ${isoTimestamp("(SELECT max(s.created_at) FROM sessions s WHERE s.user_login = r.login)", "lastLogin")}`),
+      ${isoTimestamp("greatest(r.last_login, (SELECT max(s.created_at) FROM sessions s WHERE s.user_login = r.login))", "lastLogin")}`),
   attributes: (row: Row, context) => ({
     ...nameParts(row.name),
     username: row.login,
     email: row.email ?? "",
     emailMd5: row.emailMd5,
     isStaff: row.isStaff,
-    isSuperuser: false,
+    // Administrators have every right here, as Prophecies' superusers do (its front end shows them its admin links).
+    isSuperuser: row.isStaff,
     // The review API checks no CSRF token; the requester still gets one, as its front end reads it.
     csrfToken: row.id === context.user.id ? randomBytes(32).toString("hex") : null,
     lastLogin: isoText(row.lastLogin)
