@@ -31,6 +31,7 @@ import { signInLocalUser } from "./domain/user/SignIns.ts"
 import { Users } from "./domain/user/Users.ts"
 import { Authenticator, type AuthenticatorShape, makeLocalAuthenticator } from "./http/middleware/Auth.ts"
 import { makeServerAuthenticator } from "./http/middleware/ServerAuth.ts"
+import { webRootRoute } from "./http/legacy/RootHttp.ts"
 import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 import { RpcEndpoint } from "./rpc/Server.ts"
@@ -103,7 +104,9 @@ const batchDownloadLayer = Layer.mergeAll(BatchDownloads.Default, BatchDownloadJ
 export const quarryLayer = (settings: SettingsShape) => {
   const documents = documentsLayer(settings)
   const services = Layer.mergeAll(Health.Default, BuildInfo.Default, Deliverables.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
-  const serve = Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(allRoutes, [rpc.mount]))
+  // A front end in webRoot is served below every API route: its catch-all route comes last.
+  const routes = settings.webRoot === undefined ? allRoutes : [...allRoutes, webRootRoute]
+  const serve = Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(routes, [rpc.mount]))
   return Layer.scoped(HttpServerInfo, Effect.zipRight(signInLocalUser(settings), serve)).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     Layer.provideMerge(reviewBridgeLayer),

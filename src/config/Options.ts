@@ -87,6 +87,7 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
   { name: "cors", defaultValue: "*", description: "value of Access-Control-Allow-Origin; no-cors sends none" },
   { name: "pluginsDir", description: "folder of installed front-end plugins", isPath: true },
   { name: "extensionsDir", description: "folder of installed server extensions", isPath: true },
+  { name: "webRoot", description: "folder of a built front end (the Datashare client, Prophecies) served at / instead of Quarry's page", isPath: true },
   { name: "deliverablesRegistry", description: "JSON file listing the installable plugins and extensions, instead of the shipped one", isPath: true },
   { name: "deliverableMaxSize", defaultValue: "500M", description: "largest plugin or extension download, and largest unpacked plugin", check: sizeText },
   { name: "deliverableDownloadTimeout", defaultValue: "600", description: "seconds a plugin or extension download may take", check: integerIn(1, 86_400) },

@@ -107,6 +107,8 @@ const makeSettings = (values: Readonly<Record<string, string>>, writableFile: st
     cors: required("cors"),
     pluginsDir: text("pluginsDir"),
     extensionsDir: text("extensionsDir"),
+    /** A built front end served at / and below, instead of Quarry's own page. */
+    webRoot: text("webRoot"),
     deliverablesRegistry: text("deliverablesRegistry"),
     /** Bytes. */
     deliverableMaxSize: parseSize(required("deliverableMaxSize")),

@@ -107,7 +107,13 @@ const contentTypes: Readonly<Record<string, string>> = {
   ".ico": "image/x-icon",
   ".woff": "font/woff",
   ".woff2": "font/woff2",
-  ".ttf": "font/ttf"
+  ".ttf": "font/ttf",
+  ".otf": "font/otf",
+  ".eot": "application/vnd.ms-fontobject",
+  ".webp": "image/webp",
+  ".wasm": "application/wasm",
+  ".webmanifest": "application/manifest+json",
+  ".pdf": "application/pdf"
 }
 
 export const contentTypeOf = (file: string) => contentTypes[path.extname(file).toLowerCase()] ?? "application/octet-stream"
@@ -115,17 +121,18 @@ export const contentTypeOf = (file: string) => contentTypes[path.extname(file).t
 const within = (root: string, candidate: string) => candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
 
 /**
- * The file a `/plugins/...` request names, or none: hidden segments (install staging, dot files), paths that
- * leave the plugins folder (also through symbolic links) and anything but regular files are not served.
+ * The file a request names below a served folder (`/plugins/...` in pluginsDir, a front end in webRoot), or none:
+ * hidden segments (install staging, dot files, `..`), paths that leave the folder (also through symbolic links) and
+ * anything but regular files are not served.
  */
-export const pluginFile = (pluginsDir: string, relative: string) =>
+export const fileWithin = (folder: string, relative: string) =>
   Effect.gen(function* () {
     const segments = relative.split("/").filter((segment) => segment !== "")
     if (segments.length === 0 || relative.includes("\0") || segments.some((segment) => isHidden(segment) || segment.includes("\\"))) {
       return Option.none()
     }
     const lookup = Effect.tryPromise(async () => {
-      const root = await fs.realpath(pluginsDir)
+      const root = await fs.realpath(folder)
       const real = await fs.realpath(path.join(root, ...segments))
       const stats = await fs.stat(real)
       return within(root, real) && stats.isFile() ? Option.some({ path: real, size: stats.size }) : Option.none()

@@ -17,11 +17,12 @@ const defaults: Readonly<Record<string, string>> = {
   documentLinkTemplate: "/#/d/{project}/{id}/{routing}",
   helpLink: "",
   helpDescription: "",
-  loginUrl: "/login/",
+  // Quarry's own sign-in page (kept at /login when webRoot serves a front end at /) and its sign-out route.
+  loginUrl: "/login",
   loginWelcome: "",
   loginAccountDescription: "",
   loginAccountButton: "",
-  logoutUrl: "/logout/",
+  logoutUrl: "/auth/signout",
   orgName: "ICIJ"
 }
 

@@ -3,7 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { type DeliverableKind, DeliverablePackage } from "../../domain/plugin/Deliverable.ts"
 import { Deliverables } from "../../domain/plugin/Deliverables.ts"
-import { contentTypeOf, pluginFile, pluginsUrlPrefix } from "../../domain/plugin/PluginPage.ts"
+import { contentTypeOf, fileWithin, pluginsUrlPrefix } from "../../domain/plugin/PluginPage.ts"
 import { allowMethods, empty, Forbidden, json, NotFound, pathParam, queryParam, stream } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { publicRoute, route } from "../Router.ts"
@@ -77,7 +77,7 @@ const servePluginFile = Effect.gen(function* () {
   const settings = yield* Settings
   const notFound = new NotFound({ message: "Not found" })
   if (settings.pluginsDir === undefined) return yield* notFound
-  const file = yield* pluginFile(settings.pluginsDir, yield* pathParam("path"))
+  const file = yield* fileWithin(settings.pluginsDir, yield* pathParam("path"))
   if (Option.isNone(file)) return yield* notFound
   return stream(fs.createReadStream(file.value.path), contentTypeOf(file.value.path), { "Content-Length": String(file.value.size) })
 })

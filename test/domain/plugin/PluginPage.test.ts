@@ -4,7 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { injectAssets, pluginAssets, pluginFile } from "../../../src/domain/plugin/PluginPage.ts"
+import { injectAssets, pluginAssets, fileWithin } from "../../../src/domain/plugin/PluginPage.ts"
 
 const root = path.join(os.tmpdir(), `quarry-plugin-page-${randomUUID()}`)
 const pluginsDir = path.join(root, "plugins")
@@ -69,13 +69,13 @@ describe("injectAssets", () => {
   })
 })
 
-describe("pluginFile", () => {
+describe("fileWithin", () => {
   it.effect("serves the regular files of plugins and nothing else", () =>
     Effect.gen(function* () {
-      const found = yield* pluginFile(pluginsDir, "a-full/dist/main.js")
+      const found = yield* fileWithin(pluginsDir, "a-full/dist/main.js")
       expect(Option.map(found, (file) => file.size)).toEqual(Option.some(1))
       for (const refused of ["a-full/dist", "a-full/../../outside.js", ".installing-123/package.json", "d-index/link.js", "nothing.js", ""]) {
-        expect(Option.isNone(yield* pluginFile(pluginsDir, refused)), refused).toBe(true)
+        expect(Option.isNone(yield* fileWithin(pluginsDir, refused)), refused).toBe(true)
       }
     })
   )
