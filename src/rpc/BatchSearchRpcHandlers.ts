@@ -62,16 +62,16 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
         copyBatchSearch: ({ uuid, ...changes }, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.copy(uuid, changes, viewerOf(caller))).pipe(Effect.catchTag("SqlError", Effect.die)),
         publishBatchSearch: ({ uuid, published }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => batchSearches.publish(uuid, published, editor.login)).pipe(Effect.catchTag("SqlError", Effect.die)),
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.publish(uuid, published, viewerOf(caller))).pipe(Effect.catchTag("SqlError", Effect.die)),
         stopBatchSearch: ({ uuid }, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => tasks.stop(editor.login, uuid)).pipe(
             Effect.tap((stopped) => (stopped ? batchSearches.endStopped(uuid) : Effect.void)),
             Effect.catchTag("SqlError", Effect.die)
           ),
         deleteBatchSearch: ({ uuid }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => batchSearches.remove(editor.login, uuid)).pipe(
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.remove(viewerOf(caller), uuid)).pipe(
             Effect.map((deleted) => deleted > 0),
-            Effect.orDie
+            Effect.catchTag("SqlError", Effect.die)
           )
       }
     })

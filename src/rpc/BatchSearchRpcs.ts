@@ -1,7 +1,7 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
 import { BatchSearchFilter, batchSearchStates } from "../domain/batch-search/BatchSearch.ts"
-import { BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries } from "../domain/batch-search/BatchSearchErrors.ts"
+import { BatchSearchForbidden, BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries } from "../domain/batch-search/BatchSearchErrors.ts"
 import { LegacyProject } from "../domain/project/Project.ts"
 import { ProjectForbidden } from "../domain/project/ProjectErrors.ts"
 import { TaskForbidden, TaskNotFound } from "../domain/task/TaskErrors.ts"
@@ -82,7 +82,7 @@ export class BatchSearchRpcs extends RpcGroup.make(
   Rpc.make("getBatchSearch", {
     payload: { uuid: Schema.String, withQueries: Schema.optional(Schema.Boolean) },
     success: BatchSearchDetails,
-    error: BatchSearchNotFound
+    error: Schema.Union(BatchSearchNotFound, BatchSearchForbidden)
   }),
   /**
    * The results in query then rank order, read from the database `pageSize` rows at a time (default 500). With
@@ -98,19 +98,20 @@ export class BatchSearchRpcs extends RpcGroup.make(
       follow: Schema.optional(Schema.Boolean)
     },
     success: BatchSearchResult,
-    error: Schema.Union(BatchSearchNotFound, BatchSearchNotShared),
+    error: Schema.Union(BatchSearchNotFound, BatchSearchNotShared, BatchSearchForbidden),
     stream: true
   }),
   /** Runs a visible batch search again for the caller, with its queries and options; answers the new uuid. */
   Rpc.make("copyBatchSearch", {
     payload: { uuid: Schema.String, name: Schema.optional(Schema.String), description: Schema.optional(Schema.String) },
     success: Schema.String,
-    error: BatchSearchNotFound
+    error: Schema.Union(BatchSearchNotFound, BatchSearchForbidden)
   }),
   /** Publishes (or unpublishes) one of the caller's batch searches: published ones are visible to every user of their projects. */
-  Rpc.make("publishBatchSearch", { payload: { uuid: Schema.String, published: Schema.Boolean }, error: BatchSearchNotFound }),
+  Rpc.make("publishBatchSearch", { payload: { uuid: Schema.String, published: Schema.Boolean }, error: Schema.Union(BatchSearchNotFound, BatchSearchForbidden) }),
   /** Cancels the caller's queued or running batch search (it ends in FAILURE); false when it had already ended. */
   Rpc.make("stopBatchSearch", { payload: { uuid: Schema.String }, success: Schema.Boolean, error: Schema.Union(TaskNotFound, TaskForbidden) }),
-  /** Deletes one of the caller's batch searches with its results; false when there was none or it is running. */
-  Rpc.make("deleteBatchSearch", { payload: { uuid: Schema.String }, success: Schema.Boolean })
+  /** Deletes one of the caller's batch searches with its results; false when there was none or it is running. Every
+   * batch-search RPC answers BatchSearchForbidden for one on a project the caller may not use. */
+  Rpc.make("deleteBatchSearch", { payload: { uuid: Schema.String }, success: Schema.Boolean, error: BatchSearchForbidden })
 ) {}

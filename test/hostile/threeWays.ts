@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import type { Credentials } from "../../src/rpc/client.ts"
 import { bodyJson, request } from "../helpers/server.ts"
 import { addUser, basic, cookiePair } from "../helpers/users.ts"
 
@@ -6,6 +7,8 @@ import { addUser, basic, cookiePair } from "../helpers/users.ts"
 export interface Credential {
   readonly name: string
   readonly headers: Readonly<Record<string, string>>
+  /** The same credentials for the RPC client. */
+  readonly rpc: Credentials
 }
 
 /**
@@ -23,8 +26,8 @@ export const threeWays = (login: string, password: string, options: { readonly p
     const cookie = cookiePair(signIn.headers.get("set-cookie"))
     if (apiKey === undefined || cookie === "") return yield* Effect.dieMessage(`${login} could not get an API key and a session cookie`)
     return [
-      { name: "Basic", headers: { authorization } },
-      { name: "API key", headers: { authorization: `Bearer ${apiKey}` } },
-      { name: "cookie", headers: { cookie } }
+      { name: "Basic", headers: { authorization }, rpc: { _tag: "Basic", user: login, password } },
+      { name: "API key", headers: { authorization: `Bearer ${apiKey}` }, rpc: { _tag: "ApiKey", key: apiKey } },
+      { name: "cookie", headers: { cookie }, rpc: { _tag: "Session", cookie } }
     ] satisfies ReadonlyArray<Credential>
   })

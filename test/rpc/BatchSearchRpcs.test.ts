@@ -135,7 +135,7 @@ describe("Batch search RPCs in SERVER mode", () => {
         expect(yield* alice.deleteBatchSearch({ uuid })).toBe(false)
         expect(yield* alice.listBatchSearches()).toEqual([])
         expect((yield* bob.listBatchSearches()).map((one) => one.uuid)).toEqual([uuid])
-        // Published, it is listed for the users of its project; reading it by uuid is open to anyone, as on the legacy API.
+        // Published, it is listed for and readable by the users of its project; others get 403 (issue 22).
         yield* addUser("carol", "pw-c", { projects: ["beta"] })
         const carol = yield* quarryClient("ndjson", { _tag: "Basic", user: "carol", password: "pw-c" })
         expect(yield* carol.getBatchSearch({ uuid }).pipe(Effect.flip)).toMatchObject({ _tag: "BatchSearchNotFound" })
@@ -145,7 +145,7 @@ describe("Batch search RPCs in SERVER mode", () => {
         expect(Chunk.size(yield* Stream.runCollect(carol.batchSearchResults({ uuid })))).toBe(0)
         expect((yield* carol.listBatchSearches()).map((one) => one.uuid)).toEqual([uuid])
         expect(yield* alice.listBatchSearches()).toEqual([])
-        expect((yield* alice.getBatchSearch({ uuid })).uuid).toBe(uuid)
+        expect(yield* alice.getBatchSearch({ uuid }).pipe(Effect.flip)).toMatchObject({ _tag: "BatchSearchForbidden" })
       })
     )
   })

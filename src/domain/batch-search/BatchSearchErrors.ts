@@ -44,6 +44,20 @@ export class BatchSearchNotShared extends Schema.TaggedError<BatchSearchNotShare
   }
 }
 
+/**
+ * A batch search on a project the caller may not use: its queries, results and options come from every one of its
+ * projects, so owning or having it published is not enough.
+ */
+export class BatchSearchForbidden extends Schema.TaggedError<BatchSearchForbidden>()(
+  "BatchSearchForbidden",
+  { uuid: Schema.String },
+  HttpApiSchema.annotations({ status: 403 })
+) {
+  override get message() {
+    return "you do not have access to every project of this batch search"
+  }
+}
+
 /** The seed answers 500 for an `orderBy` that names no column of the queries. */
 export class UnknownQueryColumn extends Schema.TaggedError<UnknownQueryColumn>()(
   "UnknownQueryColumn",

@@ -17,7 +17,7 @@ import {
   type ResultsFilter
 } from "./BatchSearch.ts"
 import { maxQueries, parseQueries, resultsCsvHeader, resultsCsvLine, usableQueries } from "./BatchSearchCsv.ts"
-import { BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries, UnknownQueryColumn } from "./BatchSearchErrors.ts"
+import { BatchSearchForbidden, BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries, UnknownQueryColumn } from "./BatchSearchErrors.ts"
 import { BatchSearchRepo, type ResultKey, type ResultSelection, type Viewer } from "./BatchSearchRepo.ts"
 
 /** How often a followed results stream looks for the results of a running batch search. */
@@ -131,11 +131,19 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
       })
     })
 
-    /** A batch search its owner, or anyone once published, may read; 404 otherwise, as if it did not exist. */
+    /** 403 unless the viewer may use every project of the batch search, as lists show only those (issue 22). */
+    const requireProjects = (row: BatchSearchRow, viewer: Viewer) =>
+      row.projects.every((project) => viewer.projects.includes(project)) ? Effect.succeed(row) : Effect.fail(new BatchSearchForbidden({ uuid: row.uuid }))
+
+    /**
+     * A batch search its owner, or anyone once published, may read; 404 otherwise, as if it did not exist. 403 when
+     * one of its projects is not the viewer's.
+     */
     const visible = (uuid: string, viewer: Viewer) =>
       repo.find(uuid).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(new BatchSearchNotFound({ uuid })), onSome: Effect.succeed })),
-        Effect.filterOrFail((row) => row.userId === viewer.userId || row.published, () => new BatchSearchNotFound({ uuid }))
+        Effect.filterOrFail((row) => row.userId === viewer.userId || row.published, () => new BatchSearchNotFound({ uuid })),
+        Effect.flatMap((row) => requireProjects(row, viewer))
       )
 
     const list = Effect.fn("BatchSearches.list")(function* (viewer: Viewer) {
@@ -158,17 +166,19 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
     /** Queries with their result counts; an unknown batch search has none. */
     const queries = Effect.fn("BatchSearches.queries")(function* (uuid: string, request: QueriesRequest, viewer: Viewer) {
       if (!(queryColumns as ReadonlyArray<string>).includes(request.orderBy)) return yield* new UnknownQueryColumn({ column: request.orderBy })
-      const known = yield* Effect.option(visible(uuid, viewer))
+      const known = yield* visible(uuid, viewer).pipe(Effect.asSome, Effect.catchTag("BatchSearchNotFound", () => Effect.succeedNone))
       return Option.isNone(known) ? [] : yield* repo.queries(uuid, request)
     })
 
-    /** Results of a batch search its owner or (published) anyone may see; an unknown one has none. */
+    /** Results of a batch search its owner or (published) anyone of its projects may see; an unknown one has none. */
     const readableResults = (uuid: string, viewer: Viewer) =>
-      Effect.flatMap(repo.find(uuid), (found) =>
-        Option.isSome(found) && found.value.userId !== viewer.userId && !found.value.published
-          ? Effect.fail(new BatchSearchNotShared({ uuid }))
-          : Effect.succeed(found)
-      )
+      Effect.gen(function* () {
+        const found = yield* repo.find(uuid)
+        if (Option.isNone(found)) return found
+        if (found.value.userId !== viewer.userId && !found.value.published) return yield* new BatchSearchNotShared({ uuid })
+        yield* requireProjects(found.value, viewer)
+        return found
+      })
 
     const results = Effect.fn("BatchSearches.results")(function* (uuid: string, request: ResultsFilter, viewer: Viewer) {
       const found = yield* readableResults(uuid, viewer)
@@ -213,13 +223,25 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
       return resultsCsvHeader + rows.map((row) => resultsCsvLine(row, host, found.value.projects)).join("")
     })
 
-    const publish = Effect.fn("BatchSearches.publish")(function* (uuid: string, published: boolean, userId: string) {
-      if (!(yield* repo.setPublished(uuid, userId, published))) return yield* new BatchSearchNotFound({ uuid })
+    /** 403 when the viewer sees the batch search (their own or published) and one of its projects is not theirs. */
+    const requireProjectsOf = (uuid: string, viewer: Viewer) =>
+      Effect.flatMap(
+        repo.find(uuid),
+        Option.match({
+          onNone: () => Effect.void,
+          onSome: (row) => (row.userId === viewer.userId || row.published ? Effect.asVoid(requireProjects(row, viewer)) : Effect.void)
+        })
+      )
+
+    const publish = Effect.fn("BatchSearches.publish")(function* (uuid: string, published: boolean, viewer: Viewer) {
+      yield* requireProjectsOf(uuid, viewer)
+      if (!(yield* repo.setPublished(uuid, viewer.userId, published))) return yield* new BatchSearchNotFound({ uuid })
     })
 
     /** Deletes the caller's batch search (or all of them), never a running one; deleting what is gone is no error. */
-    const remove = Effect.fn("BatchSearches.remove")(function* (userId: string, uuid?: string) {
-      return (yield* repo.remove(userId, uuid)).length
+    const remove = Effect.fn("BatchSearches.remove")(function* (viewer: Viewer, uuid?: string) {
+      if (uuid !== undefined) yield* requireProjectsOf(uuid, viewer)
+      return (yield* repo.remove(viewer.userId, uuid)).length
     })
 
     /**

@@ -87,7 +87,7 @@ export const batchSearchRoutes = [
     "DELETE",
     "/api/batch/search",
     Effect.gen(function* () {
-      yield* (yield* BatchSearches).remove((yield* CurrentUser).user.id)
+      yield* (yield* BatchSearches).remove(yield* viewer)
       return empty(204)
     }),
     { summary: "Deletes every batch search of the caller (a running one excepted) with its results; idempotent", tag, responseStatus: 204 }
@@ -179,7 +179,7 @@ export const batchSearchRoutes = [
     "DELETE",
     "/api/batch/search/:batchid",
     Effect.gen(function* () {
-      yield* (yield* BatchSearches).remove((yield* CurrentUser).user.id, yield* batchId)
+      yield* (yield* BatchSearches).remove(yield* viewer, yield* batchId)
       return empty(204)
     }),
     { summary: "Deletes one of the caller's batch searches with its results, unless it is running; idempotent", tag, responseStatus: 204 }
@@ -189,7 +189,7 @@ export const batchSearchRoutes = [
     "/api/batch/search/:batchid",
     Effect.gen(function* () {
       const body = yield* jsonBody(PublishBody)
-      yield* (yield* BatchSearches).publish(yield* batchId, body.data.published, (yield* CurrentUser).user.id)
+      yield* (yield* BatchSearches).publish(yield* batchId, body.data.published, yield* viewer)
       return empty(200)
     }),
     { summary: "Publishes or unpublishes one of the caller's batch searches; 404 for an unknown one or another user's", tag, requestBody: PublishBody }
