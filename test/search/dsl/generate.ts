@@ -163,3 +163,31 @@ export const randomBody = (random: Random): unknown => {
 /** The path of one request: mostly searches of the fixture index, sometimes counts, async searches or two indices. */
 export const randomPath = (random: Random) =>
   pick(random, ["corpus-a/_search", "corpus-a/_search", "corpus-a/_search", "corpus-a,corpus-b/_search", "corpus-a/_count", "corpus-a/_async_search"])
+
+/** One request to the search proxy over HTTP: a method, a path under /api/index/search/ with its query, a body text. */
+export interface ProxyRequest {
+  readonly method: "GET" | "POST" | "HEAD" | "DELETE" | "PUT"
+  readonly path: string
+  readonly body: string | undefined
+}
+
+/**
+ * Requests as clients send them to the proxy, and the ones it refuses: unknown and malformed index lists, a path
+ * without an action, POSTs that are neither searches nor counts, DELETE and PUT, NUL characters and bad escapes in
+ * parameters, bodies that are not JSON.
+ */
+export const randomProxyRequest = (random: Random): ProxyRequest => {
+  const path = pick(random, [
+    randomPath(random), randomPath(random), randomPath(random), "no-such-index/_search", "corpus-a,no-such-index/_search",
+    "bad%20name/_search", "bad!name/_count", "corpus-a", "corpus-a/_delete_by_query", "corpus-a/_doc/doc-fox",
+    "corpus-a/_source/doc-fox", "corpus-a/_mapping/field/content", "_search/scroll", "corpus-a/doc/_search", ",/_search"
+  ])
+  const query = pick(random, ["", "", "", "?size=1", "?from=-1", "?size=abc", "?q=a%00b", "?_source=a%00", "?q=%E0%A4%A", "?routing=doc-fox"])
+  const method = pick(random, ["POST", "POST", "POST", "GET", "GET", "HEAD", "DELETE", "PUT"] as const)
+  const body = method === "HEAD" || method === "DELETE" || chance(random, 0.1)
+    ? undefined
+    : chance(random, 0.05)
+      ? pick(random, ["{not json", "[", "\"text\"", "{\"query\":{\"match_all\":{}}", "\u0000"])
+      : JSON.stringify(randomBody(random))
+  return { method, path: `/api/index/search/${path}${query}`, body }
+}
