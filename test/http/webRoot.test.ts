@@ -101,6 +101,10 @@ describe("--webRoot serves a built front end", () => {
         expect(login.status).toBe(200)
         expect(yield* bodyText(login)).not.toBe(page)
         expect(login.headers.get("content-security-policy")).toContain("default-src 'self'")
+        // Signing out leads back to that sign-in page, not to the front end.
+        const out = yield* request("/auth/signout", { redirect: "manual" })
+        expect(out.status).toBe(303)
+        expect(out.headers.get("location")).toBe("/login?signout")
       })
     )
   })

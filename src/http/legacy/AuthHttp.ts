@@ -38,9 +38,11 @@ const signIn = Effect.gen(function* () {
 
 const signOut = Effect.gen(function* () {
   const request = yield* HttpRequest
+  const settings = yield* Settings
   const cookie = readSessionCookie(request.headers.cookie)
   if (cookie !== undefined) yield* (yield* Users).closeSession(cookie.sessionId)
-  return seeOther("/?signout", expiredSessionCookie(cameOverHttps(request.raw)))
+  // Back to the sign-in page: Quarry's page, which is at /login when webRoot serves another front end at /.
+  return seeOther(settings.webRoot === undefined ? "/?signout" : "/login?signout", expiredSessionCookie(cameOverHttps(request.raw)))
 })
 
 /** Form sign-in and sign-out of browsers; public, since they are how a caller gets or drops credentials. */
@@ -51,7 +53,7 @@ export const authRoutes = [
     responseStatus: 303
   }),
   publicRoute("GET", "/auth/signout", signOut, {
-    summary: "Ends the session and clears its cookie; 303 to /?signout",
+    summary: "Ends the session and clears its cookie; 303 to /?signout (/login?signout when webRoot is set)",
     tag: "auth",
     responseStatus: 303
   })
