@@ -15,6 +15,7 @@ import { NerJob, NerJobLive } from "../src/engine/kinds/NerJob.ts"
 import { engineLayer } from "../src/engine/Layer.ts"
 import { annotate, entitiesOf, type NerPipeline } from "../src/ner/Pipeline.ts"
 import { compromisePipeline } from "../src/ner/CompromisePipeline.ts"
+import { NerPool } from "../src/ner/NerPool.ts"
 import { emailPipeline } from "../src/ner/EmailPipeline.ts"
 import { DocumentIndex, type IndexedDocument } from "../src/search/DocumentIndex.ts"
 import { PostgresDocumentIndex } from "../src/search/postgres/PostgresDocumentIndex.ts"
@@ -87,6 +88,7 @@ export const run = async () => {
   const database = postgresAvailable ? "postgres" : "pglite"
   const engine = engineLayer({ parallelism: 2 })
   const layer = Layer.mergeAll(engine, NerJobLive.pipe(Layer.provide(engine))).pipe(
+    Layer.provideMerge(NerPool.Default),
     Layer.provideMerge(PostgresDocumentIndex),
     Layer.provideMerge(testDatabase(database))
   )

@@ -25,6 +25,7 @@ import { BatchSearchJobLive } from "./engine/kinds/BatchSearchJob.ts"
 import { ingestionKindsLayer } from "./engine/kinds/index.ts"
 import { NerJobLive } from "./engine/kinds/NerJob.ts"
 import { engineLayer } from "./engine/Layer.ts"
+import { NerPool } from "./ner/NerPool.ts"
 import { Extractor } from "./extract/Extractor.ts"
 import { UserRepo } from "./domain/user/UserRepo.ts"
 import { signInLocalUser } from "./domain/user/SignIns.ts"
@@ -103,7 +104,7 @@ const batchDownloadLayer = Layer.mergeAll(BatchDownloads.Default, BatchDownloadJ
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
   const documents = documentsLayer(settings)
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, Deliverables.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, Deliverables.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }), NerPool.Default)
   // A front end in webRoot is served below every API route: its catch-all route comes last.
   const routes = settings.webRoot === undefined ? allRoutes : [...allRoutes, webRootRoute]
   const serve = Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(routes, [rpc.mount]))

@@ -32,6 +32,8 @@ export const emailPipeline: NerPipeline = {
   name: "EMAIL",
   supports: () => true,
   chunkLength: 1_048_576,
+  // A regular expression: a megabyte takes milliseconds.
+  maxRequestLength: 1_048_576,
   findAnnotations: findAddresses,
   findInMetadata: (document) =>
     document.contentType !== "message/rfc822"

@@ -1,5 +1,5 @@
 import { HttpApiSchema } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { type Category, namedEntityId, type NamedEntity, normalizeMention } from "./NamedEntity.ts"
 
 /** One mention found in a text, at a character offset. */
@@ -17,6 +17,8 @@ export interface NerPipeline {
   readonly supports: (language: string) => boolean
   /** Longest text given to findAnnotations at once; longer texts are cut into pieces. */
   readonly chunkLength: number
+  /** Longest text one `POST /api/ner/findNames` request may give it: about a second or two of its work. */
+  readonly maxRequestLength: number
   readonly findAnnotations: (text: string) => ReadonlyArray<Annotation>
   /** Mentions found outside the content (e-mail headers), at offset -1 as in the reference. */
   readonly findInMetadata?: (document: DocumentFields) => ReadonlyArray<Annotation>
@@ -73,27 +75,11 @@ const annotateChunk = (pipeline: NerPipeline, chunk: { readonly text: string; re
 export const annotate = (pipeline: NerPipeline, text: string): ReadonlyArray<Annotation> =>
   chunksOf(text, pipeline.chunkLength).flatMap((chunk) => annotateChunk(pipeline, chunk))
 
-/** Waits for the event loop's next turn, so that pending I/O and timers run (a fiber yield alone may not let them). */
-const nextTurn = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
-
-/**
- * As `annotate`, giving the event loop a turn between pieces: the requests and tasks of the rest of the process go
- * on while a long text is read. A text of one piece is read at once, without the cost of a turn.
- */
-export const annotateInTurns = (pipeline: NerPipeline, text: string): Effect.Effect<ReadonlyArray<Annotation>> =>
-  Effect.map(
-    Effect.forEach(chunksOf(text, pipeline.chunkLength), (chunk, index) =>
-      index === 0 ? Effect.sync(() => annotateChunk(pipeline, chunk)) : Effect.zipRight(nextTurn, Effect.sync(() => annotateChunk(pipeline, chunk)))
-    ),
-    (pieces) => pieces.flat()
-  )
-
 /** A document's mentions: those of its metadata the pipeline reads, then those of its content. */
-export const annotateDocument = (pipeline: NerPipeline, document: DocumentFields): Effect.Effect<ReadonlyArray<Annotation>> =>
-  Effect.map(annotateInTurns(pipeline, document.content), (content) => [...(pipeline.findInMetadata?.(document) ?? []), ...content])
+export const annotateDocument = (pipeline: NerPipeline, document: DocumentFields): ReadonlyArray<Annotation> => [
+  ...(pipeline.findInMetadata?.(document) ?? []),
+  ...annotate(pipeline, document.content)
+]
 
 /**
  * The entities of one document, as the reference stores them: one per distinct (mention, category), with every

@@ -5,6 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { maxTextLength } from "../../src/http/legacy/NerHttp.ts"
+import { compromisePipeline } from "../../src/ner/CompromisePipeline.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { indexFiles, writeText } from "../helpers/indexing.ts"
 import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"
@@ -81,10 +82,11 @@ for (const database of databaseKinds) {
         })
       )
 
-      it.effect("serves other requests while it analyses a long text", () =>
+      it.effect("serves other requests while it analyses a long text, on a worker thread", () =>
         Effect.gen(function* () {
           const sentence = "Angela Merkel visited Paris with her advisers last week and spoke about the economy. "
-          const text = sentence.repeat(Math.ceil(120_000 / sentence.length))
+          const count = Math.floor(compromisePipeline.maxRequestLength / sentence.length)
+          const text = sentence.repeat(count)
           const finished: Array<string> = []
           const analysis = yield* Effect.fork(Effect.tap(post("/api/ner/findNames/CORENLP", text), () => Effect.sync(() => finished.push("findNames"))))
           // A real delay (the layer's clock is the test clock): the analysis has started when /version is asked.
@@ -94,7 +96,7 @@ for (const database of databaseKinds) {
           expect(version.status).toBe(200)
           const names = (yield* bodyJson(yield* Effect.flatMap(analysis.await, (exit) => exit))) as ReadonlyArray<{ mention: string; offsets: ReadonlyArray<number> }>
           expect(finished).toEqual(["version", "findNames"])
-          expect(names.find((entity) => entity.mention === "Angela Merkel")?.offsets.length).toBe(Math.ceil(120_000 / sentence.length))
+          expect(names.find((entity) => entity.mention === "Angela Merkel")?.offsets.length).toBe(count)
         })
       )
 
@@ -111,6 +113,12 @@ for (const database of databaseKinds) {
           const huge = yield* post("/api/ner/findNames/EMAIL", "a".repeat(maxTextLength + 1))
           expect(huge.status).toBe(413)
           expect(((yield* bodyJson(huge)) as { error: string }).error).toContain(`at most ${maxTextLength}`)
+          // CORENLP reads about 25 KB a second: it analyses less per request, and says how much.
+          const long = yield* post("/api/ner/findNames/CORENLP", "a".repeat(compromisePipeline.maxRequestLength + 1))
+          expect(long.status).toBe(413)
+          expect(yield* bodyJson(long)).toStrictEqual({
+            error: `the text to analyse has ${compromisePipeline.maxRequestLength + 1} characters; the CORENLP pipeline analyses at most ${compromisePipeline.maxRequestLength} per request`
+          })
         })
       )
 

@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { Engine } from "../../src/engine/Engine.ts"
 import { NerJob, NerJobLive } from "../../src/engine/kinds/NerJob.ts"
 import { compromisePipeline } from "../../src/ner/CompromisePipeline.ts"
+import { NerPool } from "../../src/ner/NerPool.ts"
 import { annotate, entitiesOf } from "../../src/ner/Pipeline.ts"
 import { DocumentIndex, type IndexedDocument } from "../../src/search/DocumentIndex.ts"
 import { PostgresDocumentIndex } from "../../src/search/postgres/PostgresDocumentIndex.ts"
@@ -44,7 +45,7 @@ const expectConsistent = Effect.gen(function* () {
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`findNames task on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    layer(Layer.provideMerge(PostgresDocumentIndex, testDatabase(database)), { timeout: 180_000, excludeTestServices: true })((it) => {
+    layer(Layer.merge(Layer.provideMerge(PostgresDocumentIndex, testDatabase(database)), NerPool.Default), { timeout: 180_000, excludeTestServices: true })((it) => {
       it.scoped("a stopped findNames leaves each document done or untouched, and the next task finishes the rest", () =>
         Effect.gen(function* () {
           yield* clearTasks

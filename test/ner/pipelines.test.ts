@@ -4,7 +4,7 @@ import { Effect, Exit } from "effect"
 import { compromisePipeline } from "../../src/ner/CompromisePipeline.ts"
 import { emailPipeline } from "../../src/ner/EmailPipeline.ts"
 import { namedEntityId, normalizeMention } from "../../src/ner/NamedEntity.ts"
-import { annotate, annotateDocument, annotateInTurns, chunksOf, entitiesOf } from "../../src/ner/Pipeline.ts"
+import { annotate, annotateDocument, chunksOf, entitiesOf } from "../../src/ner/Pipeline.ts"
 import { pipelineNamed, pipelineNames } from "../../src/ner/Pipelines.ts"
 
 const sha384 = (text: string) => createHash("sha384").update(text).digest("hex")
@@ -72,7 +72,7 @@ describe("named-entity pipelines", () => {
       tika_metadata_subject: "about dave@example.org"
     }
     const content = "Hi bob@example.com"
-    const annotations = Effect.runSync(annotateDocument(emailPipeline, { content, contentType: "message/rfc822", metadata }))
+    const annotations = annotateDocument(emailPipeline, { content, contentType: "message/rfc822", metadata })
     const entities = entitiesOf(annotations, { id: "mail", rootDocument: "mail", language: "ENGLISH" }, "EMAIL")
     expect(entities.map((entity) => [entity.mention, entity.offsets])).toStrictEqual([
       ["alice@example.org", [-1]],
@@ -81,7 +81,7 @@ describe("named-entity pipelines", () => {
       ["replies@example.org", [-1]]
     ])
     expect(entities[1]!.id).toBe(sha384("mail|[-1, 3]|EMAIL|bob@example.com"))
-    expect(Effect.runSync(annotateDocument(emailPipeline, { content, contentType: "text/plain", metadata }))).toStrictEqual([{ mention: "bob@example.com", category: "EMAIL", offset: 3 }])
+    expect(annotateDocument(emailPipeline, { content, contentType: "text/plain", metadata })).toStrictEqual([{ mention: "bob@example.com", category: "EMAIL", offset: 3 }])
   })
 
   it("long texts are read in pieces cut at spaces, offsets counted from the start of the whole text", () => {
@@ -91,15 +91,6 @@ describe("named-entity pipelines", () => {
     expect(annotations).toHaveLength(5_000)
     for (const a of annotations) expect(text.slice(a.offset, a.offset + a.mention.length)).toBe(a.mention)
   })
-
-  it.effect("reading a long text in turns finds what reading it at once does", () =>
-    Effect.gen(function* () {
-      const text = Array.from({ length: 2_000 }, (_, i) => `word${i} user${i}@example.org`).join(" ")
-      const pipeline = { ...emailPipeline, chunkLength: 1_000 }
-      expect(chunksOf(text, 1_000).length).toBeGreaterThan(10)
-      expect(yield* annotateInTurns(pipeline, text)).toStrictEqual(annotate(pipeline, text))
-    })
-  )
 
   it("CORENLP (compromise) finds people, organisations and places with offsets into the text", () => {
     const text = "Yesterday Barack Obama's adviser flew to Berlin."

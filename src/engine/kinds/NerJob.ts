@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { annotateDocument, entitiesOf, UnknownPipeline } from "../../ner/Pipeline.ts"
+import { NerPool } from "../../ner/NerPool.ts"
+import { entitiesOf, UnknownPipeline } from "../../ner/Pipeline.ts"
 import { pipelineNamed } from "../../ner/Pipelines.ts"
 import { DocumentIndex, type NerSource } from "../../search/DocumentIndex.ts"
 import * as JobKind from "../JobKind.ts"
@@ -9,8 +10,6 @@ import { ScanJob } from "./ScanJob.ts"
 
 /** Documents read, annotated and written per transaction: a stop loses at most this much work. */
 const batchSize = 200
-/** Milliseconds of annotation between two yields to the other fibers of the process (HTTP requests, heartbeats). */
-const yieldEvery = 20
 /** How often an idle task looks again while an ingestion of its project runs. */
 const ingestionPollInterval = "250 millis"
 
@@ -43,6 +42,7 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const index = yield* DocumentIndex
+    const pool = yield* NerPool
     const pipeline = yield* pipelineNamed(payload.pipeline)
     const { project } = payload
 
@@ -51,16 +51,15 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
         SELECT 1 FROM tasks WHERE kind IN (${ScanJob.name}, ${IndexJob.name}) AND state = 'RUNNING' AND payload->>'project' = ${project}
       ) AS active`.pipe(Effect.map((rows) => rows[0]?.active === true))
 
-    // Annotation is synchronous work: the task yields to the rest of the process every `yieldEvery` milliseconds
-    // of it (yielding after each document costs a scheduler round trip each).
-    let lastYield = performance.now()
-    const annotateYielding = (document: NerSource) =>
-      Effect.flatMap(annotateDocument(pipeline, document), (annotations) => {
-        const entities = entitiesOf(annotations, document, pipeline.name)
-        if (performance.now() - lastYield < yieldEvery) return Effect.succeed(entities)
-        lastYield = performance.now()
-        return Effect.as(Effect.yieldNow(), entities)
-      })
+    // The pipeline runs on the worker threads, so that the rest of the process (requests, other tasks) goes on.
+    const entitiesOfBatch = (documents: ReadonlyArray<NerSource>) =>
+      Effect.map(
+        pool.annotateDocuments(
+          pipeline.name,
+          documents.map(({ content, contentType, metadata }) => ({ content, contentType, metadata }))
+        ),
+        (annotations) => documents.flatMap((document, i) => entitiesOf(annotations[i] ?? [], document, pipeline.name))
+      )
 
     let done = Option.getOrElse(context.checkpoint.saved, () => 0)
     // Counted again only once passed, when documents indexed since the start are still to do.
@@ -81,13 +80,11 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
       }
       cursor = documents.at(-1)?.id ?? cursor
       // A document in a language the pipeline does not read is marked with no entities, so that it is not listed again.
-      const entities = yield* Effect.forEach(documents, (document) =>
-        pipeline.supports(document.language) ? annotateYielding(document) : Effect.succeed([])
-      )
+      const entities = yield* entitiesOfBatch(documents.filter((document) => pipeline.supports(document.language)))
       done += documents.length
       yield* sql.withTransaction(
         Effect.gen(function* () {
-          yield* index.bulkIndexNamedEntities(project, entities.flat())
+          yield* index.bulkIndexNamedEntities(project, entities)
           yield* index.markNerTagged(project, documents, pipeline.name)
           yield* context.checkpoint.save(done)
         })
@@ -95,5 +92,5 @@ export const NerJobLive = NerJob.toLayer((payload, context) =>
       if (done >= total) total = done + (yield* index.countWithoutNerTag(project, pipeline.name))
       yield* context.reportProgress(total === 0 ? 1 : Math.min(1, done / total))
     }
-  }).pipe(Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die }))
+  }).pipe(Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die, NerWorkerFailed: Effect.die }))
 )

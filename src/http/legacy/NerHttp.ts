@@ -4,8 +4,9 @@ import { detectLanguage } from "../../extract/Language.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { NerJob } from "../../engine/kinds/NerJob.ts"
 import { namedEntityView, NamedEntityView } from "../../ner/NamedEntity.ts"
-import { annotateInTurns, entitiesOf } from "../../ner/Pipeline.ts"
-import { pipelineNamed, pipelineNames } from "../../ner/Pipelines.ts"
+import { NerPool } from "../../ner/NerPool.ts"
+import { entitiesOf, type NerPipeline } from "../../ner/Pipeline.ts"
+import { pipelineNamed, pipelineNames, pipelines } from "../../ner/Pipelines.ts"
 import { HttpRequest, json, PayloadTooLarge, pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { route, withBodyLimit } from "../Router.ts"
@@ -13,19 +14,25 @@ import { TaskOptionsBody, requestOptions, requireWritableProject } from "./Index
 import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
 
 const tag = "named entities"
-/** Longest text `POST /api/ner/findNames` analyses in one request (the reference's chunk size). */
-export const maxTextLength = 1_048_576
+/**
+ * Longest text `POST /api/ner/findNames` reads in one request, whatever the pipeline; each pipeline analyses at most
+ * its own `maxRequestLength` (CORENLP 32 KB: 1 MB of English took 105 s).
+ */
+export const maxTextLength = Math.max(...pipelines.map((pipeline) => pipeline.maxRequestLength))
 
 const pipelineParam = Effect.flatMap(pathParam("pipeline"), pipelineNamed)
 
-/** The raw request body as text, whatever its Content-Type: 413 beyond maxTextLength characters. */
-const textBody = Effect.gen(function* () {
-  const text = (yield* (yield* HttpRequest).body).toString("utf8")
-  if (text.length > maxTextLength) {
-    return yield* new PayloadTooLarge({ message: `the text to analyse has ${text.length} characters; at most ${maxTextLength} are analysed per request` })
-  }
-  return text
-})
+/** The raw request body as text, whatever its Content-Type: 413 beyond what the pipeline analyses per request. */
+const textBody = (pipeline: NerPipeline) =>
+  Effect.gen(function* () {
+    const text = (yield* (yield* HttpRequest).body).toString("utf8")
+    if (text.length > pipeline.maxRequestLength) {
+      return yield* new PayloadTooLarge({
+        message: `the text to analyse has ${text.length} characters; the ${pipeline.name} pipeline analyses at most ${pipeline.maxRequestLength} per request`
+      })
+    }
+    return text
+  })
 
 export const nerRoutes = [
   route("GET", "/api/ner/pipelines", Effect.succeed(json(pipelineNames)), {
@@ -33,24 +40,25 @@ export const nerRoutes = [
     tag,
     response: Schema.Array(Schema.String)
   }),
-  // Needs nothing but the request: `never` keeps R from being inferred as HttpRequest. Its text may be maxTextLength
-  // characters of up to 4 bytes each.
-  withBodyLimit(4 * maxTextLength)(route<never>(
+  // `NerPool` keeps R from being inferred as HttpRequest. Its text may be maxTextLength characters of up to 4 bytes each.
+  withBodyLimit(4 * maxTextLength)(route<NerPool>(
     "POST",
     "/api/ner/findNames/:pipeline",
     Effect.gen(function* () {
       const pipeline = yield* pipelineParam
-      const text = yield* textBody
+      const text = yield* textBody(pipeline)
       // An empty text holds no names: the reference answers [] too.
       if (text.trim() === "") return json([])
       // As in the reference: the language is guessed from the text, and a pipeline that does not read it finds nothing.
       const language = detectLanguage(text)
       if (!pipeline.supports(language)) return json([])
-      const entities = entitiesOf(yield* annotateInTurns(pipeline, text), { id: "", rootDocument: "", language }, pipeline.name)
+      // On a worker thread: the analysis takes up to a second or two, during which other requests are served.
+      const [annotations = []] = yield* (yield* NerPool).annotateDocuments(pipeline.name, [{ content: text, contentType: "text/plain", metadata: {} }])
+      const entities = entitiesOf(annotations, { id: "", rootDocument: "", language }, pipeline.name)
       return json(entities.map(namedEntityView))
     }),
     {
-      summary: `Named entities of the plain text in the body (any Content-Type; [] for an empty one); 400 for an unknown pipeline, 413 beyond ${maxTextLength} characters`,
+      summary: `Named entities of the plain text in the body (any Content-Type; [] for an empty one); 400 for an unknown pipeline, 413 beyond what the pipeline analyses per request (${pipelines.map((pipeline) => `${pipeline.name} ${pipeline.maxRequestLength}`).join(", ")} characters)`,
       tag,
       response: Schema.Array(NamedEntityView)
     }
