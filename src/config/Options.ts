@@ -66,6 +66,12 @@ export const parseSize = (value: string): number => {
   return Number(factor === 1 ? value : value.slice(0, -1)) * factor
 }
 
+/** `no-cors`, `*`, or origins (`scheme://host[:port]`) separated by commas. */
+const corsText = (value: string) =>
+  value === "no-cors" || value === "*" || value.split(",").every((origin) => URL.canParse(origin.trim()) && new URL(origin.trim()).origin === origin.trim())
+    ? undefined
+    : "must be no-cors, * or origins such as http://localhost:9090 separated by commas"
+
 const home = os.homedir()
 const defaultParallelism = String(Math.max(2, os.cpus().length))
 
@@ -84,7 +90,16 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
   { name: "defaultProject", defaultValue: "local-datashare", description: "project used by indexing and named-entity tasks", check: nonEmpty },
   { name: "defaultUserName", defaultValue: "local", description: "the user of LOCAL mode", check: nonEmpty },
   { name: "settings", description: "settings file (Java properties: key=value lines, # comments); -s for short", isPath: true },
-  { name: "cors", defaultValue: "*", description: "value of Access-Control-Allow-Origin; no-cors sends none" },
+  {
+    name: "cors",
+    defaultValue: "no-cors",
+    description: "no-cors (no CORS header), * (any page may read answers), or origins separated by commas that may also send writes",
+    check: corsText
+  },
+  {
+    name: "allowedHosts",
+    description: "host names besides localhost, IP addresses and bind that requests may name in Host, separated by commas; * for any"
+  },
   { name: "pluginsDir", description: "folder of installed front-end plugins", isPath: true },
   { name: "extensionsDir", description: "folder of installed server extensions", isPath: true },
   { name: "webRoot", description: "folder of a built front end (the Datashare client, Prophecies) served at / instead of Quarry's page", isPath: true },

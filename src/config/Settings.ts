@@ -105,6 +105,8 @@ const makeSettings = (values: Readonly<Record<string, string>>, writableFile: st
     defaultProject: required("defaultProject"),
     defaultUserName: required("defaultUserName"),
     cors: required("cors"),
+    /** Lowercase host names that Host may name besides localhost, IP addresses and `bind`. */
+    allowedHosts: (values.allowedHosts ?? "").split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== ""),
     pluginsDir: text("pluginsDir"),
     extensionsDir: text("extensionsDir"),
     /** A built front end served at / and below, instead of Quarry's own page. */

@@ -1,5 +1,6 @@
 import type { Effect, Schema } from "effect"
 import type { CurrentUser } from "./middleware/Auth.ts"
+import type { BodyTypes } from "./middleware/BrowserGuard.ts"
 import type { HttpRequest, HttpResponse } from "./Http.ts"
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"
@@ -28,6 +29,13 @@ export interface Route<R = never> {
   readonly doc?: RouteDoc
   /** Largest request body read, in bytes (413 beyond); `defaultMaxBodyBytes` when absent. */
   readonly maxBodyBytes?: number
+  /**
+   * How a write's body may be sent. "json" (the default): bodies sent as text/plain or as a form are refused with 415,
+   * since any page can send those to another site without a preflight. "jsonOrText": JSON that the reference's front
+   * end sends as text/plain (search-dsl §0.9). "own": the handler reads another type (forms, uploads, raw text) or
+   * checks the type itself (the review API).
+   */
+  readonly bodyTypes?: BodyTypes
   /** The body of the route's error answers (the search proxy's are Elasticsearch's); `{"error": message}` when absent. */
   readonly errorBody?: (status: number, message: string) => unknown
 }

@@ -6,6 +6,7 @@ import { Settings } from "../config/Settings.ts"
 import { nulRefusal } from "../db/Nul.ts"
 import { BadRequest, HttpRequest, type HttpRequestShape, type HttpResponse, json, noHeaders, PayloadTooLarge, statusOf } from "./Http.ts"
 import { anonymousUser, type Authentication, Authenticator, CurrentUser } from "./middleware/Auth.ts"
+import { browserRefusal, mediaTypeRefusal } from "./middleware/BrowserGuard.ts"
 import { writeResponse } from "./middleware/Conventions.ts"
 import { defaultMaxBodyBytes, makeRouter, type Route } from "./Router.ts"
 
@@ -117,10 +118,12 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       const url = incoming.url ?? "/"
       const queryStart = url.indexOf("?")
       const path = queryStart < 0 ? url : url.slice(0, queryStart)
+      const write = (response: HttpResponse) => writeResponse(incoming, outgoing, response, settings.cors)
+      const refused = browserRefusal(incoming, path, settings)
+      if (refused !== undefined) return write(refused)
       const mount = mounts.find((candidate) => path.startsWith(candidate.prefix))
       if (mount !== undefined) return mount.handle(incoming, outgoing)
       const method = incoming.method ?? "GET"
-      const write = (response: HttpResponse) => writeResponse(incoming, outgoing, response, settings.cors)
       const match = router.match(method, path)
       const errorBody = errorAnswer(match._tag === "Found" ? match.route.errorBody : undefined)
       // A percent-encoded NUL in the path or the query would reach a statement, whose text cannot hold it.
@@ -128,6 +131,8 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       if (match._tag !== "Found") {
         return write(match._tag === "NotFound" ? errorBody(404, "Not found") : errorBody(405, `${method} is not allowed on ${path}`))
       }
+      const unsupported = mediaTypeRefusal(incoming, path, match.route.bodyTypes ?? "json")
+      if (unsupported !== undefined) return write(unsupported)
       const request = makeRequest(incoming, method, path, url, queryStart, match.params, match.route.maxBodyBytes ?? defaultMaxBodyBytes)
       const handler = match.route.handler
       const failed = failureResponse(incoming.headers["x-requested-with"] !== "XMLHttpRequest", errorBody)

@@ -19,6 +19,7 @@ import { statusRoutes } from "./legacy/StatusHttp.ts"
 import { taskRoutes } from "./legacy/TaskHttp.ts"
 import { treeRoutes } from "./legacy/TreeHttp.ts"
 import { userRoutes } from "./legacy/UserHttp.ts"
+import type { BodyTypes } from "./middleware/BrowserGuard.ts"
 import type { DocumentedRoute } from "./OpenApi.ts"
 import { reviewRoutes } from "./review/routes.ts"
 import { listMaxBodyBytes, type Route, withBodyLimit } from "./Router.ts"
@@ -29,8 +30,39 @@ type ServicesOf<Routes> = Routes extends ReadonlyArray<Route<infer R>> ? R : nev
 /** Groups whose bodies list document ids; uploads and the NER text set their own limits on their routes. */
 const withIdLists = withBodyLimit(listMaxBodyBytes)
 
+/**
+ * Writes whose bodies are not JSON sent as application/json (every other write refuses text/plain and forms with 415):
+ * the sign-in form, uploads and raw text, and the JSON the reference's front end sends as text/plain (search-dsl §0.9).
+ */
+export const bodyTypeExceptions: Readonly<Record<string, BodyTypes>> = {
+  "POST /auth/signin": "own",
+  "POST /api/batch/search/:comaSeparatedProjects": "own",
+  "POST /api/ner/findNames/:pipeline": "own",
+  "POST /api/:project/documents/batchUpdate/star": "jsonOrText",
+  "POST /api/:project/documents/batchUpdate/unstar": "jsonOrText",
+  "POST /api/:project/documents/batchUpdate/recommend": "jsonOrText",
+  "POST /api/:project/documents/batchUpdate/unrecommend": "jsonOrText",
+  "POST /api/:project/documents/batchUpdate/tag": "jsonOrText",
+  "POST /api/:project/documents/batchUpdate/untag": "jsonOrText",
+  "POST /api/task/batchUpdate/index": "jsonOrText",
+  "POST /api/task/batchUpdate/index/file": "jsonOrText",
+  "POST /api/task/batchUpdate/index/:filePath:": "jsonOrText",
+  "POST /api/task/batchUpdate/scan/:filePath:": "jsonOrText",
+  "POST /api/task/findNames/:pipeline": "jsonOrText",
+  "PUT /api/users/me/history": "jsonOrText",
+  "PUT /api/project/:id": "jsonOrText",
+  "POST /api/batch/search/copy/:sourcebatchid": "jsonOrText"
+}
+
+const withBodyTypeException = <R>(route: Route<R>): Route<R> => {
+  const bodyTypes = bodyTypeExceptions[`${route.method} ${route.path}`]
+  return bodyTypes === undefined ? route : { ...route, bodyTypes }
+}
+
 /** Every group of routes; each group adds its list here. */
 const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes.map(withIdLists), projectRoutes, userRoutes, documentMarksRoutes.map(withIdLists), noteRoutes, batchSearchRoutes, batchDownloadRoutes.map(withIdLists), namedEntityRoutes, nerRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
 
 /** Every route of the HTTP APIs. */
-export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups.flat()
+export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups
+  .flat()
+  .map((route: Route<ServicesOf<(typeof groups)[number]>>) => withBodyTypeException(route))

@@ -10,6 +10,7 @@ import { Settings } from "../config/Settings.ts"
 import { BadRequest, type HttpRequestShape, json, statusOf } from "../http/Http.ts"
 import { jsonTooDeep, tooDeepMessage } from "../http/JsonDepth.ts"
 import { type Authentication, Authenticator, type CurrentUserShape, Unauthorized } from "../http/middleware/Auth.ts"
+import { allowOriginFor, hostAllowed, originAllowed } from "../http/middleware/BrowserGuard.ts"
 import { writeResponse } from "../http/middleware/Conventions.ts"
 import type { Mount } from "../http/Server.ts"
 import { makeRpcCallers } from "./Caller.ts"
@@ -48,17 +49,6 @@ const refuseUpgrade = (socket: Duplex, status: number, message: string) => {
   const headers = { ...(status === 401 ? basicChallenge : {}), "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), Connection: "close" }
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`)
-}
-
-/**
- * Browsers let any page open a WebSocket carrying the user's cookies, with no CORS check: an upgrade from a page
- * is accepted only from the server's own origin or the one the `cors` setting names (`*` does not let other sites
- * read credentialed answers on HTTP either). Tools send no Origin.
- */
-const originAllowed = (incoming: IncomingMessage, cors: string) => {
-  const origin = incoming.headers.origin
-  if (origin === undefined || cors === origin) return true
-  return URL.canParse(origin) && new URL(origin).host === incoming.headers.host
 }
 
 /**
@@ -193,7 +183,8 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
                 outgoing.on("close", release)
                 incoming.headers[callerHeader] = token
                 for (const [name, value] of Object.entries(headers)) outgoing.setHeader(name, value)
-                if (settings.cors !== "no-cors") outgoing.setHeader("Access-Control-Allow-Origin", settings.cors)
+                const allowOrigin = allowOriginFor(settings.cors, incoming.headers.origin)
+                if (allowOrigin !== undefined) outgoing.setHeader("Access-Control-Allow-Origin", allowOrigin)
                 serve(incoming, outgoing)
               }
             })
@@ -202,7 +193,10 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
       },
       upgrade: (incoming, socket, head) => {
         if (pathOf(incoming.url) !== rpcPaths.websocket) return refuseUpgrade(socket, 404, "Not found")
-        if (!originAllowed(incoming, settings.cors)) return refuseUpgrade(socket, 403, `WebSocket from ${incoming.headers.origin} refused`)
+        // Browsers let any page open a WebSocket carrying the user's cookies, with no CORS check: an upgrade from a page
+        // is accepted only from the server's own origin or one the `cors` setting names, for a host that is this server.
+        if (!hostAllowed(incoming.headers.host, settings)) return refuseUpgrade(socket, 403, `requests for the host ${incoming.headers.host} are refused: add it to allowedHosts`)
+        if (!originAllowed(incoming.headers.origin, incoming.headers.host, settings.cors)) return refuseUpgrade(socket, 403, `WebSocket from ${incoming.headers.origin} refused`)
         runFork(
           authenticate(incoming).pipe(
             Effect.matchEffect({

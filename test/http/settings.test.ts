@@ -108,7 +108,7 @@ for (const database of databaseKinds) {
       it.effect("PATCH /api/settings answers 400 for a body without a data object", () =>
         Effect.gen(function* () {
           expect((yield* patch("not an object")).status).toBe(400)
-          const malformed = yield* request("/api/settings", { method: "PATCH", body: "{data:" })
+          const malformed = yield* request("/api/settings", { method: "PATCH", headers: { "Content-Type": "application/json" }, body: "{data:" })
           expect(malformed.status).toBe(400)
           expect(yield* bodyJson(malformed)).toHaveProperty("error")
         })

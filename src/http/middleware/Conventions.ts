@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
 import type * as http from "node:http"
 import { type HttpResponse, jsonContentType } from "../Http.ts"
+import { allowOriginFor } from "./BrowserGuard.ts"
 
 /** ETag of the legacy API: the lowercase hex MD5 of the body bytes (a string is hashed as UTF-8). */
 export const etagOf = (content: string | Uint8Array) => createHash("md5").update(content).digest("hex")
@@ -31,7 +32,7 @@ const ifNoneMatch = (request: http.IncomingMessage) => {
 }
 
 /**
- * Writes a response with the legacy conventions: the CORS origin header on everything, ETag on bodies with 304
+ * Writes a response with the legacy conventions: the CORS origin header the `cors` setting allows, ETag on bodies with 304
  * for a matching If-None-Match, `Content-Length: 0` on empty answers, and no body for HEAD, 204 and 304.
  */
 export const writeResponse = (
@@ -42,7 +43,12 @@ export const writeResponse = (
 ) => {
   // One header object, filled in place: this runs for every response.
   const headers: Record<string, string> = { ...answer.headers }
-  if (cors !== "no-cors") headers["Access-Control-Allow-Origin"] = cors
+  const allowOrigin = allowOriginFor(cors, request.headers.origin)
+  if (allowOrigin !== undefined) {
+    headers["Access-Control-Allow-Origin"] = allowOrigin
+    // An answer naming one origin differs by origin: caches must not hand it to another.
+    if (allowOrigin !== "*") headers.Vary = "Origin"
+  }
   const sendsBody = request.method !== "HEAD" && answer.status !== 204
   if (answer.body._tag === "Stream") {
     const source = answer.body.stream

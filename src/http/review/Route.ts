@@ -60,8 +60,11 @@ type Handler<R> = Route<R>["handler"]
  * A review API route: errors become JSON:API error documents. Routes are public to the authenticator so that a
  * missing or wrong credential reaches the handler, which answers 403 as the reference does instead of 401.
  */
-export const jsonApiRoute = <R>(method: Method, path: string, handler: Handler<R>, summary: string): Route<R> =>
-  publicRoute(method, path, Effect.catchAllCause(handler, renderFailure), { summary, tag: "review" })
+export const jsonApiRoute = <R>(method: Method, path: string, handler: Handler<R>, summary: string): Route<R> => ({
+  ...publicRoute(method, path, Effect.catchAllCause(handler, renderFailure), { summary, tag: "review" }),
+  // Documents must be application/vnd.api+json (answered 415 in the JSON:API shape by the handler); uploads are multipart.
+  bodyTypes: "own"
+})
 
 const allMethods: ReadonlyArray<Method> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 

@@ -1,0 +1,108 @@
+import type { IncomingMessage } from "node:http"
+import { isIP } from "node:net"
+import { errorBody, SearchRequestError } from "../../search/postgres/dsl/Errors.ts"
+import { type HttpResponse, json, noHeaders } from "../Http.ts"
+import { errorsDocument, JsonApiError } from "../review/JsonApiError.ts"
+
+/**
+ * Requests a web page may make to Quarry from another site. Browsers send a page's requests with the user's
+ * cookies, and in LOCAL mode every request is the local user anyway, so the server itself refuses what another site's
+ * page asks: writes from a foreign `Origin`, and any request naming a foreign `Host` (a DNS-rebinding page, whose
+ * own name resolves to this server). Requests without `Origin` do not come from a page of another site.
+ */
+
+/** The settings the guard reads. */
+export interface GuardSettings {
+  readonly cors: string
+  readonly bind: string
+  readonly allowedHosts: ReadonlyArray<string>
+}
+
+/** Methods that change something: a page of another site may send these only from an origin `cors` names. */
+export const changesState = (method: string) => method === "POST" || method === "PUT" || method === "PATCH" || method === "DELETE"
+
+/** Origins named by the `cors` setting; `*` names none, it only lets any page read answers. */
+const namedOrigins = (cors: string) => (cors === "no-cors" || cors === "*" ? [] : cors.split(",").map((origin) => origin.trim()))
+
+/** The host name of a Host header, lowercase, without its port; an IPv6 address keeps its brackets. */
+const hostName = (host: string) => {
+  const lower = host.toLowerCase()
+  if (lower.startsWith("[")) return lower.slice(0, lower.indexOf("]") + 1)
+  const colon = lower.indexOf(":")
+  return colon < 0 ? lower : lower.slice(0, colon)
+}
+
+/**
+ * Whether Host names this server: localhost, an IP address (a rebinding page always names its own domain), the `bind`
+ * address, or a name of `allowedHosts` (`*` lets any through). Requests without Host (HTTP/1.0) come from no browser.
+ */
+export const hostAllowed = (host: string | undefined, settings: GuardSettings) => {
+  if (host === undefined) return true
+  const name = hostName(host)
+  const bare = name.startsWith("[") ? name.slice(1, -1) : name
+  return (
+    name === "localhost" ||
+    isIP(bare) !== 0 ||
+    name === settings.bind.toLowerCase() ||
+    settings.allowedHosts.includes(name) ||
+    settings.allowedHosts.includes("*")
+  )
+}
+
+/** Whether the request's Origin, when present, is this server (same host as Host) or one the `cors` setting names. */
+export const originAllowed = (origin: string | undefined, host: string | undefined, cors: string) => {
+  if (origin === undefined) return true
+  if (namedOrigins(cors).includes(origin)) return true
+  return host !== undefined && URL.canParse(origin) && new URL(origin).host === host.toLowerCase()
+}
+
+/** The Access-Control-Allow-Origin value of an answer: `*`, the request's origin when `cors` names it, else none. */
+export const allowOriginFor = (cors: string, origin: string | undefined) => {
+  if (cors === "*") return "*"
+  return origin !== undefined && namedOrigins(cors).includes(origin) ? origin : undefined
+}
+
+/**
+ * A refusal in the error shape of the API the path belongs to: a JSON:API errors document under /api/v1/,
+ * Elasticsearch's error on the search proxy, `{"error": message}` elsewhere.
+ */
+export const refusal = (path: string, status: number, message: string, code: string, headers = noHeaders): HttpResponse => {
+  if (path.startsWith("/api/v1/")) {
+    const body = errorsDocument([new JsonApiError({ status, detail: message, pointer: "/data", code })])
+    return { status, headers, body: { _tag: "Json", value: body, contentType: "application/vnd.api+json" } }
+  }
+  if (path.startsWith("/api/index/search/")) {
+    const esType = status === 415 ? "media_type_header_exception" : "security_exception"
+    return json(errorBody(new SearchRequestError({ esType, reason: message, status })), status, headers)
+  }
+  return json({ error: message }, status, headers)
+}
+
+/** The refusal of a request a page of another site may have sent, or undefined when it may go on. */
+export const browserRefusal = (request: IncomingMessage, path: string, settings: GuardSettings): HttpResponse | undefined => {
+  const { host, origin } = request.headers
+  if (!hostAllowed(host, settings)) {
+    return refusal(path, 403, `requests for the host ${host} are refused: add it to allowedHosts`, "permission_denied")
+  }
+  // A preflight from a page asks for what only writes need (methods, headers): answered only to allowed origins.
+  const method = request.method ?? "GET"
+  if ((changesState(method) || method === "OPTIONS") && !originAllowed(origin, host, settings.cors)) {
+    return refusal(path, 403, `${method} from the origin ${origin} is refused: the cors setting does not name it`, "permission_denied")
+  }
+  return undefined
+}
+
+/** Media types any page can send to another site without a preflight. */
+const formTypes = ["application/x-www-form-urlencoded", "multipart/form-data"]
+
+/** What a route's body may be sent as; see `Route.bodyTypes`. */
+export type BodyTypes = "json" | "jsonOrText" | "own"
+
+/** The 415 of a write whose body type the route does not take, or undefined. */
+export const mediaTypeRefusal = (request: IncomingMessage, path: string, bodyTypes: BodyTypes): HttpResponse | undefined => {
+  if (bodyTypes === "own" || !changesState(request.method ?? "GET")) return undefined
+  const contentType = request.headers["content-type"] ?? ""
+  const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
+  const refused = formTypes.includes(mediaType) || (bodyTypes === "json" && mediaType === "text/plain")
+  return refused ? refusal(path, 415, `Unsupported media type "${contentType}" in request: send JSON as application/json`, "unsupported_media_type") : undefined
+}
