@@ -100,6 +100,7 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
     name: "allowedHosts",
     description: "host names besides localhost, IP addresses and bind that requests may name in Host, separated by commas; * for any"
   },
+  { name: "authFailureWindowSeconds", defaultValue: "60", description: "window in which failed password sign-ins are counted per login and address", check: integerIn(1, 86_400) },
   { name: "pluginsDir", description: "folder of installed front-end plugins", isPath: true },
   { name: "extensionsDir", description: "folder of installed server extensions", isPath: true },
   { name: "webRoot", description: "folder of a built front end (the Datashare client, Prophecies) served at / instead of Quarry's page", isPath: true },

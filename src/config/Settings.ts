@@ -107,6 +107,7 @@ const makeSettings = (values: Readonly<Record<string, string>>, writableFile: st
     cors: required("cors"),
     /** Lowercase host names that Host may name besides localhost, IP addresses and `bind`. */
     allowedHosts: (values.allowedHosts ?? "").split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== ""),
+    authFailureWindowSeconds: integer("authFailureWindowSeconds"),
     pluginsDir: text("pluginsDir"),
     extensionsDir: text("extensionsDir"),
     /** A built front end served at / and below, instead of Quarry's own page. */

@@ -5,8 +5,8 @@ import { Cause, Context, Effect, Exit, Runtime } from "effect"
 import { Settings } from "../config/Settings.ts"
 import { nulRefusal } from "../db/Nul.ts"
 import { BadRequest, HttpRequest, type HttpRequestShape, type HttpResponse, json, noHeaders, PayloadTooLarge, statusOf } from "./Http.ts"
-import { anonymousUser, type Authentication, Authenticator, CurrentUser } from "./middleware/Auth.ts"
-import { browserRefusal, mediaTypeRefusal } from "./middleware/BrowserGuard.ts"
+import { anonymousUser, type Authentication, Authenticator, CurrentUser, TooManyAttempts } from "./middleware/Auth.ts"
+import { browserRefusal, mediaTypeRefusal, refusal } from "./middleware/BrowserGuard.ts"
 import { writeResponse } from "./middleware/Conventions.ts"
 import { defaultMaxBodyBytes, makeRouter, type Route } from "./Router.ts"
 
@@ -156,7 +156,15 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
         })
       }
       runCallback(authenticator.authenticate(request, match.route.public === true), {
-        onExit: (exit) => (Exit.isSuccess(exit) ? answer(exit.value) : runCallback(failed(exit.cause), { onExit: finish }))
+        onExit: (exit) => {
+          if (Exit.isSuccess(exit)) return answer(exit.value)
+          const failure = Cause.failureOption(exit.cause)
+          if (failure._tag === "Some" && failure.value instanceof TooManyAttempts) {
+            const headers = { "Retry-After": String(failure.value.retryAfterSeconds) }
+            return write(refusal(path, 429, failure.value.message, "throttled", headers))
+          }
+          runCallback(failed(exit.cause), { onExit: finish })
+        }
       })
     }
 

@@ -15,7 +15,7 @@ export const announce = (message: string) => {
   clearing = setTimeout(() => (region.textContent = ""), 8000)
 }
 
-/** `Bearer <key>` or `Basic <base64>` sent with every call; Basic is only needed until the session cookie is set. */
+/** `Bearer <key>` sent with every call. */
 export const setAuthorization = (value: string | undefined, remember: boolean) => {
   authorization = value
   if (value !== undefined && remember) sessionStorage.setItem(authorizationKey, value)

@@ -44,7 +44,7 @@ export const rememberProject = (session: Session, project: string) => {
   localStorage.setItem(projectKey, project)
 }
 
-/** SERVER mode: a login and password (HTTP Basic, which opens a session) or an API key (sent with every call). */
+/** SERVER mode: a login and password (the sign-in form, which opens a session) or an API key (sent with every call). */
 export const signInForm = (onSignedIn: () => void) => {
   const login = h("input", { name: "login", autocomplete: "username", required: true })
   const password = h("input", { name: "password", type: "password", autocomplete: "current-password", required: true })
@@ -56,10 +56,8 @@ export const signInForm = (onSignedIn: () => void) => {
       "aria-labelledby": "sign-in-password",
       onsubmit: async (event: Event) => {
         event.preventDefault()
-        setAuthorization(`Basic ${btoa(`${login.value}:${password.value}`)}`, false)
-        const answer = await call("/api/users/me")
-        // The Basic sign-in set the session cookie: the password is not kept.
-        setAuthorization(undefined, false)
+        // The form sign-in sets the session cookie (Basic credentials open no session), so the password is not kept.
+        const answer = await call("/auth/signin", { method: "POST", body: new URLSearchParams({ login: login.value, password: password.value }) })
         if (answer !== undefined) onSignedIn()
         else announce("Wrong login or password.")
       }

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { DocumentIndex, type IndexedDocument } from "../../src/search/DocumentIndex.ts"
 import { request, TestServer } from "./server.ts"
-import { basic, cookiePair } from "./users.ts"
+import { sessionCookieOf } from "./users.ts"
 
 /** A plain text document as the index stores it, without going through extraction. */
 export const textDocument = (id: string, path: string, content = `The text of ${path}.`): IndexedDocument => ({
@@ -51,9 +51,5 @@ export const query = <A extends object>(statement: (sql: SqlClient.SqlClient) =>
 export const send = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
   request(path, { method, body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", accept: "application/json", ...headers } })
 
-/** Signs in with Basic once and returns the session cookie header for later requests (SERVER mode). */
-export const signIn = (login: string, password: string) =>
-  Effect.map(request("/api/status", { headers: { authorization: basic(login, password) } }), (response) => ({
-    cookie: cookiePair(response.headers.get("set-cookie")),
-    accept: "application/json"
-  }))
+/** Signs in once and returns the session cookie header for later requests (SERVER mode). */
+export const signIn = (login: string, password: string) => Effect.map(sessionCookieOf(login, password), (cookie) => ({ cookie, accept: "application/json" }))

@@ -1,6 +1,6 @@
 import { Effect, Redacted } from "effect"
 import { Users } from "../../src/domain/user/Users.ts"
-import { TestServer } from "./server.ts"
+import { request, TestServer } from "./server.ts"
 
 /** Runs an effect needing Users against the test server's own database. */
 export const withUsers = <A, E>(use: (users: Users) => Effect.Effect<A, E>) =>
@@ -15,3 +15,9 @@ export const basic = (login: string, password: string) => `Basic ${Buffer.from(`
 
 /** The `name=value` part of a Set-Cookie header, as a browser would send it back. */
 export const cookiePair = (setCookie: string | null) => (setCookie === null ? "" : setCookie.split("; ")[0]!)
+
+/** Signs in with the form (Basic opens no session) and returns the session cookie as a browser would send it back. */
+export const sessionCookieOf = (login: string, password: string) =>
+  Effect.map(request("/auth/signin", { method: "POST", body: new URLSearchParams({ login, password }), redirect: "manual" }), (response) =>
+    cookiePair(response.headers.get("set-cookie"))
+  )

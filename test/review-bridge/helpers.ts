@@ -5,7 +5,7 @@ import { eventually } from "../engine/helpers.ts"
 import { files as corpusFiles, generateCorpus } from "../fixtures/corpus.ts"
 import { indexFiles } from "../helpers/indexing.ts"
 import { bodyJson, bodyText, request, TestServer } from "../helpers/server.ts"
-import { addUser, basic, cookiePair } from "../helpers/users.ts"
+import { addUser, sessionCookieOf } from "../helpers/users.ts"
 import { api, type Caller, create, runSql } from "../review/helpers.ts"
 
 export const project = "local-datashare"
@@ -27,9 +27,9 @@ export const indexCorpus = Effect.gen(function* () {
 export const signInWith = (login: string, options: { readonly admin?: boolean; readonly projects?: ReadonlyArray<string> }) =>
   Effect.gen(function* () {
     yield* addUser(login, "pw", options)
-    const response = yield* request("/api/v1/users/me/", { headers: { authorization: basic(login, "pw") } })
-    const body = (yield* bodyJson(response)) as { data: { id: string } }
-    return { login, id: Number(body.data.id), cookie: cookiePair(response.headers.get("set-cookie")) } satisfies Caller
+    const cookie = yield* sessionCookieOf(login, "pw")
+    const body = (yield* bodyJson(yield* request("/api/v1/users/me/", { headers: { cookie } }))) as { data: { id: string } }
+    return { login, id: Number(body.data.id), cookie } satisfies Caller
   })
 
 /** Runs a batch search (one query a line) as `owner`, published, and waits for it to finish; answers its uuid. */

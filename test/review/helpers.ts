@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { bodyJson, request, TestServer } from "../helpers/server.ts"
-import { addUser, basic, cookiePair } from "../helpers/users.ts"
+import { addUser, sessionCookieOf } from "../helpers/users.ts"
 
 export const jsonApi = "application/vnd.api+json"
 
@@ -15,13 +15,13 @@ export interface Caller {
 export const runSql = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   Effect.flatMap(TestServer, (server) => Effect.provide(Effect.flatMap(SqlClient.SqlClient, statement), server.context)).pipe(Effect.orDie)
 
-/** Creates a user, signs in once with Basic and keeps the session cookie (password checks are slow on purpose). */
+/** Creates a user, signs in once and keeps the session cookie (password checks are slow on purpose). */
 export const signIn = (login: string, options: { readonly admin?: boolean } = {}) =>
   Effect.gen(function* () {
     yield* addUser(login, "pw", options)
-    const response = yield* request("/api/v1/users/me/", { headers: { authorization: basic(login, "pw") } })
-    const body = (yield* bodyJson(response)) as { data: { id: string } }
-    return { login, id: Number(body.data.id), cookie: cookiePair(response.headers.get("set-cookie")) } satisfies Caller
+    const cookie = yield* sessionCookieOf(login, "pw")
+    const body = (yield* bodyJson(yield* request("/api/v1/users/me/", { headers: { cookie } }))) as { data: { id: string } }
+    return { login, id: Number(body.data.id), cookie } satisfies Caller
   })
 
 export interface Answer {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto"
+import { createHash, createHmac, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Redacted } from "effect"
 import { hashPassword, verifyPassword } from "./Password.ts"
@@ -37,6 +37,16 @@ const validate = (input: UserInput) => {
   return undefined
 }
 
+/** How long a right password is remembered, and for how many login/password pairs at most. */
+const rememberedMs = 60_000
+const maxRemembered = 1_000
+
+/**
+ * Password checks run at once: scrypt runs on libuv's four threads, which file reads share, so a burst of sign-ins
+ * must not take all of them.
+ */
+const concurrentChecks = 2
+
 /** Users of SERVER mode: passwords (scrypt), granted projects, roles, sessions and API keys. */
 export class Users extends Effect.Service<Users>()("quarry/Users", {
   effect: Effect.gen(function* () {
@@ -74,11 +84,37 @@ export class Users extends Effect.Service<Users>()("quarry/Users", {
       if (!removed) return yield* new UserNotFound({ login })
     })
 
+    const checks = yield* Effect.makeSemaphore(concurrentChecks)
+    // Right passwords by login and HMAC of the password (under a key of this process, so that the map holds nothing
+    // that could be tested offline), with the stored hash they matched: a changed password no longer matches.
+    const remembered = new Map<string, { readonly hash: string; readonly until: number }>()
+    const secret = randomBytes(32)
+    const rememberedKey = (login: string, password: Redacted.Redacted<string>) =>
+      `${login}:${createHmac("sha256", secret).update(Redacted.value(password)).digest("base64")}`
+
     /** The user when the password is right; none otherwise, taking the same time whether the login exists or not. */
     const checkPassword = Effect.fn("Users.checkPassword")(function* (login: string, password: Redacted.Redacted<string>) {
       const row = yield* repo.findByLogin(login)
-      const matches = yield* verifyPassword(password, Option.match(row, { onNone: () => null, onSome: (r) => r.passwordHash }))
-      return matches ? Option.map(row, withoutHash) : Option.none()
+      const hash = Option.match(row, { onNone: () => null, onSome: (r) => r.passwordHash })
+      const matches = yield* checks.withPermits(1)(verifyPassword(password, hash))
+      if (!matches || hash === null) return Option.none()
+      if (remembered.size >= maxRemembered) remembered.delete(remembered.keys().next().value!)
+      remembered.set(rememberedKey(login, password), { hash, until: Date.now() + rememberedMs })
+      return Option.map(row, withoutHash)
+    })
+
+    /**
+     * The user when this password was right less than a minute ago and the stored password is still the same; none
+     * otherwise, without scrypt. Clients that send Basic credentials with every request pay for one check a minute.
+     */
+    const rememberedUser = Effect.fn("Users.rememberedUser")(function* (login: string, password: Redacted.Redacted<string>) {
+      const key = rememberedKey(login, password)
+      const entry = remembered.get(key)
+      if (entry === undefined) return Option.none<StoredUser>()
+      const row = entry.until > Date.now() ? yield* repo.findByLogin(login) : Option.none()
+      if (Option.isSome(row) && row.value.passwordHash === entry.hash) return Option.some(withoutHash(row.value))
+      remembered.delete(key)
+      return Option.none<StoredUser>()
     })
 
     const openSession = Effect.fn("Users.openSession")(function* (login: string, ttlSeconds: number) {
@@ -127,6 +163,7 @@ export class Users extends Effect.Service<Users>()("quarry/Users", {
       list,
       remove,
       checkPassword,
+      rememberedUser,
       openSession,
       sessionUser,
       closeSession,

@@ -23,6 +23,13 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   HttpApiSchema.annotations({ status: 401 })
 ) {}
 
+/** Too many failed password checks for a login or from an address: 429 with `Retry-After`, without checking. */
+export class TooManyAttempts extends Schema.TaggedError<TooManyAttempts>()(
+  "TooManyAttempts",
+  { message: Schema.String, retryAfterSeconds: Schema.Number },
+  HttpApiSchema.annotations({ status: 429 })
+) {}
+
 export interface Authentication {
   /** Undefined when the request carries no credentials (allowed only on public routes). */
   readonly user: CurrentUserShape | undefined
@@ -34,7 +41,7 @@ export interface AuthenticatorShape {
   readonly authenticate: (
     request: HttpRequestShape,
     isPublic: boolean
-  ) => Effect.Effect<Authentication, Unauthorized | BadRequest | SqlError.SqlError>
+  ) => Effect.Effect<Authentication, Unauthorized | TooManyAttempts | BadRequest | SqlError.SqlError>
 }
 
 /** Checks credentials; one implementation per mode (LOCAL here, SERVER in ServerAuth.ts). */
