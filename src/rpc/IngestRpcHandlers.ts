@@ -1,11 +1,11 @@
 import * as path from "node:path"
 import { Effect } from "effect"
 import { Settings } from "../config/Settings.ts"
-import { indexPayloadOf, optionTexts, projectOf, scanPayloadOf } from "../domain/ingest/IngestOptions.ts"
+import { indexPayloadOf, optionTexts } from "../domain/ingest/IngestOptions.ts"
 import { Engine } from "../engine/Engine.ts"
 import { IndexJob } from "../engine/kinds/IndexJob.ts"
 import { ScanJob } from "../engine/kinds/ScanJob.ts"
-import { directoryInDataDir } from "../http/legacy/IndexTaskHttp.ts"
+import { directoryInDataDir, scanPayloadFor } from "../http/legacy/IndexTaskHttp.ts"
 import { CurrentUser } from "../http/middleware/Auth.ts"
 import { requireWritableProject, type RpcCallers } from "./Caller.ts"
 import { IngestRpcs } from "./IngestRpcs.ts"
@@ -21,11 +21,7 @@ export const ingestRpcHandlers = (callers: RpcCallers) =>
       const userId = Effect.map(CurrentUser, (current) => current.user.id)
 
       const scan = (directory: string, options: Readonly<Record<string, string>>) =>
-        Effect.gen(function* () {
-          const payload = yield* scanPayloadOf(yield* directoryInDataDir(settings.dataDir, directory), projectOf(options, settings.defaultProject), options)
-          yield* requireWritableProject(payload.project)
-          return payload
-        })
+        Effect.flatMap(directoryInDataDir(settings.dataDir, directory), (checked) => scanPayloadFor(checked, options))
 
       return {
         startIndex: ({ options }, { headers }) =>

@@ -149,8 +149,16 @@ describe("Index, scan and findNames tasks in SERVER mode", () => {
             body: JSON.stringify({ options: { defaultProject: project } }),
             headers: { authorization: basic(login, "pw"), "content-type": "application/json", accept: "application/json" }
           })
-        const dataDir = (yield* TestServer).workDir
-        for (const path of ["/api/task/batchUpdate/index", `/api/task/batchUpdate/scan${dataDir}`, `/api/task/batchUpdate/index${dataDir}`, "/api/task/findNames/EMAIL"]) {
+        // A user scans only in the project's source folder (issue 22): the project is stored with one.
+        const source = path.join((yield* TestServer).workDir, "granted")
+        yield* Effect.promise(() => fs.mkdir(source))
+        const created = yield* request("/api/project", {
+          method: "POST",
+          body: JSON.stringify({ name: "granted", sourcePath: source }),
+          headers: { authorization: basic("root", "pw"), "content-type": "application/json" }
+        })
+        expect(created.status).toBe(201)
+        for (const path of ["/api/task/batchUpdate/index", `/api/task/batchUpdate/scan${source}`, `/api/task/batchUpdate/index${source}`, "/api/task/findNames/EMAIL"]) {
           const refused = yield* start(path, "other", "alice")
           expect(refused.status, path).toBe(403)
           expect(yield* bodyJson(refused)).toEqual({ error: expect.stringContaining("other") })

@@ -36,6 +36,8 @@ export const ScanPayload = Schema.Struct({
   queueName: Schema.optional(Schema.String),
   /** The `filter` option: files whose path is already in the project's index are not queued. */
   skipIndexed: Schema.optional(Schema.Boolean),
+  /** The folder followed links must resolve into (the data folder, or the project's source folder); none: no limit. */
+  boundary: Schema.optional(Schema.String),
   options: ScanOptions
 })
 export type ScanPayload = typeof ScanPayload.Type

@@ -3,6 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect } from "effect"
 import type { ScanOptions } from "./IngestOptions.ts"
+import { isWithin } from "./Paths.ts"
 
 /** Files operating systems leave in folders; never documents (§6.1). */
 const osFileNames = new Set([".ds_store", "thumbs.db", "ehthumbs.db", "desktop.ini", ".localized", "icon\r", ".spotlight-v100", ".trashes", ".fseventsd", "$recycle.bin", "system volume information"])
@@ -69,9 +70,10 @@ const tryFs = <A>(call: () => Promise<A>) => Effect.tryPromise({ try: call, catc
 
 /**
  * Walks `root` with the scanner's filters, handing files over in batches of `batchSize`. Answers the number of
- * files found; 0 when `root` does not exist. Unreadable directories are logged and skipped.
+ * files found; 0 when `root` does not exist. Unreadable directories are logged and skipped. Followed links that
+ * resolve outside `boundary` (a real path) are skipped, not followed.
  */
-export const walk = (root: string, options: ScanOptions, batchSize: number, handlers: WalkHandlers) =>
+export const walk = (root: string, options: ScanOptions, batchSize: number, handlers: WalkHandlers, boundary?: string) =>
   Effect.gen(function* () {
     const include = options.includePattern === undefined ? () => true : globMatcher(options.includePattern, root)
     const exclude = options.excludePattern === undefined ? () => false : globMatcher(options.excludePattern, root)
@@ -100,12 +102,21 @@ export const walk = (root: string, options: ScanOptions, batchSize: number, hand
     const kindOf = (full: string, entry: Dirent) =>
       entry.isSymbolicLink()
         ? options.followSymlinks
-          ? tryFs(() => fs.stat(full)).pipe(
-              Effect.map((stats) => (stats.isDirectory() ? "directory" : stats.isFile() ? "file" : "other")),
-              Effect.orElseSucceed(() => "other" as const)
-            )
+          ? followed(full)
           : Effect.succeed("other" as const)
         : Effect.succeed(entry.isDirectory() ? "directory" : entry.isFile() ? "file" : "other")
+
+    /** What a link leads to; nothing to scan when it leads out of the boundary (to /etc, another user's folder). */
+    const followed = (full: string) =>
+      Effect.gen(function* () {
+        const target = yield* tryFs(() => fs.realpath(full))
+        if (boundary !== undefined && !isWithin(boundary, target)) {
+          yield* Effect.logWarning(`scan: ${full} leads out of ${boundary}, not followed`)
+          return "other" as const
+        }
+        const stats = yield* tryFs(() => fs.stat(target))
+        return stats.isDirectory() ? "directory" : stats.isFile() ? "file" : "other"
+      }).pipe(Effect.orElseSucceed(() => "other" as const))
 
     const visit = (dir: string, depth: number, top: boolean): Effect.Effect<void, unknown> =>
       Effect.gen(function* () {

@@ -101,6 +101,11 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
       return caller.grantedProjects.map((id): LegacyProject => stored.get(id) ?? projectFromName(id, now))
     })
 
+    /** The project's stored source folder; none for a project without a row. */
+    const sourceFolder = Effect.fn("Projects.sourceFolder")(function* (id: string) {
+      return Option.flatMap(yield* repo.find(id), (row) => Option.fromNullable(row.sourcePath))
+    })
+
     /** One project as notes embed it: its row, or a project built from its name. */
     const describe = Effect.fn("Projects.describe")(function* (id: string) {
       return Option.match(yield* repo.find(id), { onNone: () => projectFromName(id, new Date()), onSome: toLegacyProject })
@@ -154,6 +159,6 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
       if (Option.isSome(row) && !maskAllows(row.value.allowFromMask, address)) return yield* new DownloadNotAllowed({ project: id })
     })
 
-    return { get, list, granted, describe, create, update, remove, checkDownload }
+    return { get, list, granted, sourceFolder, describe, create, update, remove, checkDownload }
   })
 }) {}

@@ -30,7 +30,7 @@ export const ScanJobLive = ScanJob.toLayer((payload, context) =>
           Effect.flatMap((accepted) => Ref.update(queued, (count) => count + accepted))
         ),
       onProgress: context.reportProgress
-    }).pipe(Effect.orDie)
+    }, payload.boundary).pipe(Effect.orDie)
     return yield* Ref.get(queued)
   })
 )

@@ -1,8 +1,9 @@
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { indexPayloadOf, optionTexts, projectOf, scanPayloadOf } from "../../domain/ingest/IngestOptions.ts"
+import { isWithin, realPath } from "../../domain/ingest/Paths.ts"
+import { scanBoundary } from "../../domain/ingest/SourceFolder.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { IndexJob } from "../../engine/kinds/IndexJob.ts"
 import { ScanJob } from "../../engine/kinds/ScanJob.ts"
@@ -25,14 +26,6 @@ export const requestOptions = Effect.gen(function* () {
   const body = bytes.toString("utf8").trim() === "" ? {} : yield* jsonBody(TaskOptionsBody)
   return { settings, options: { ...settings.values, ...optionTexts(body.options ?? {}) } }
 })
-
-/** Whether `candidate` is `root` or below it, compared by whole path segments (/data2 is not under /data). */
-const isWithin = (root: string, candidate: string) => candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
-
-const realPath = (target: string): Effect.Effect<string> =>
-  Effect.tryPromise(() => fs.realpath(target)).pipe(
-    Effect.orElse(() => (path.dirname(target) === target ? Effect.succeed(target) : Effect.map(realPath(path.dirname(target)), (parent) => path.join(parent, path.basename(target)))))
-  )
 
 /**
  * The absolute directory named by the `:filePath:` capture, refused unless it is in the data folder both as
@@ -61,13 +54,26 @@ export const requireWritableProject = (project: string) =>
     yield* requireGranted(project, { login: current.user.id, grantedProjects: yield* current.grantedProjects })
   })
 
+/**
+ * The scan of `directory` into the project the options name, once the caller may write to that project and scan
+ * that folder (its source folder, administrators aside).
+ */
+export const scanPayloadFor = (directory: string, options: Readonly<Record<string, string>>) =>
+  Effect.gen(function* () {
+    const settings = yield* Settings
+    const project = projectOf(options, settings.defaultProject)
+    yield* requireWritableProject(project)
+    const boundary = yield* scanBoundary(directory, project, { isAdmin: (yield* CurrentUser).isAdmin, dataDir: settings.dataDir })
+    return { ...(yield* scanPayloadOf(directory, project, options)), boundary }
+  })
+
 /** Queues a scan of `directory` then an index of the same project: the index waits for the scan's files. */
 const scanThenIndex = (directory: string) =>
   Effect.gen(function* () {
     const { settings, options } = yield* requestOptions
     const user = (yield* CurrentUser).user
     const engine = yield* Engine
-    const scanPayload = yield* scanPayloadOf(directory, projectOf(options, settings.defaultProject), options)
+    const scanPayload = yield* scanPayloadFor(directory, options)
     const indexPayload = yield* indexPayloadOf(options, { project: settings.defaultProject, parallelism: settings.parallelism })
     yield* requireWritableProject(indexPayload.project)
     const scan = yield* engine.submit(ScanJob, scanPayload, { userId: user.id })
@@ -112,10 +118,9 @@ export const indexTaskRoutes = [
     "/api/task/batchUpdate/scan/:filePath:",
     Effect.gen(function* () {
       const directory = yield* dataDirPath
-      const { settings, options } = yield* requestOptions
+      const { options } = yield* requestOptions
       const user = (yield* CurrentUser).user
-      const payload = yield* scanPayloadOf(directory, projectOf(options, settings.defaultProject), options)
-      yield* requireWritableProject(payload.project)
+      const payload = yield* scanPayloadFor(directory, options)
       return json(legacyTaskView(yield* (yield* Engine).submit(ScanJob, payload, { userId: user.id }), user))
     }),
     { summary: `Starts a scan of /<filePath> into the project's document queue; 403 outside the data folder. ${options}`, tag, requestBody: TaskOptionsBody, response: LegacyTaskView }
