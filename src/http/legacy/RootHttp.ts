@@ -91,7 +91,7 @@ const assetName = /^[\w-]+(\.[\w-]+)+$/
 const webAsset = Effect.gen(function* () {
   const notFound = new NotFound({ message: "Not found" })
   const name = yield* pathParam("name")
-  // A front end in webRoot has its own assets/ (the Datashare client's are there); Quarry's page still loads its own.
+  // A front end in webRoot may have its own assets/ (Vite builds put their files there); Quarry's page still loads its own.
   const settings = yield* Settings
   if (settings.webRoot !== undefined) {
     const own = yield* Effect.option(webRootFile(settings.webRoot, `assets/${name}`))
