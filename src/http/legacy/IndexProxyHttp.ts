@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { errorBody, parsingError, refusal, type SearchRequestError } from "../../search/postgres/dsl/Errors.ts"
+import { indicesNamedIn, isAllowedEndpoint, isContinuation } from "../../search/ProxyAccess.ts"
 import { type BackendRequest, SearchBackend } from "../../search/SearchBackend.ts"
 import { allowMethods, BadRequest, empty, Forbidden, HttpRequest, json, pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
@@ -17,29 +18,29 @@ import { type Route, route } from "../Router.ts"
 const tag = "index"
 const indexList = /^[-a-zA-Z0-9_]+(,[-a-zA-Z0-9_]+)*$/
 
-/** Paths that are not about given indices: always forwarded (the backend answers them). */
-const isIndexFree = (segments: ReadonlyArray<string>) =>
-  (segments[0] === "_search" && segments[1] === "scroll") || segments[0] === "_async_search"
+/** 403 for an index outside the caller's projects in SERVER mode (LOCAL users may use every index). */
+const requireGrantedIndices = (indices: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    if ((yield* Settings).mode !== "SERVER") return
+    const granted = new Set(yield* (yield* CurrentUser).grantedProjects)
+    const refused = indices.find((index) => !granted.has(index))
+    if (refused !== undefined) return yield* new Forbidden({ message: `You don't have access to the index '${refused}'` })
+  })
 
 /**
- * The reference's access rules: a path of at least two segments whose first one is an index list, every index
- * one of the caller's projects in SERVER mode (LOCAL users may use every index), and a POST only to a search or a
- * count. HEAD asks about an index alone, so one segment is enough there.
+ * The reference's access rules, tightened (issue 22): a path whose first segment is an index list of the caller's
+ * projects, then one of the allow-listed endpoints and methods. Only continuations by id (scrolls, async search
+ * answers) name no index: a search without an index list would search every index of the cluster.
  */
 export const checkAccess = (path: string, method: BackendRequest["method"]) =>
   Effect.gen(function* () {
     const segments = path.split("/").filter((segment) => segment !== "")
-    if (isIndexFree(segments)) return
+    if (isContinuation(segments, method)) return
+    if (segments[0]?.startsWith("_")) return yield* new BadRequest({ message: `an index list of your projects is required: '${path}'` })
     if ((method !== "HEAD" && segments.length < 2) || segments.length === 0) return yield* new BadRequest({ message: `Invalid path: '${path}'` })
     if (!indexList.test(segments[0]!)) return yield* new BadRequest({ message: `Bad format for indices : '${segments[0]}'` })
-    const settings = yield* Settings
-    if (settings.mode === "SERVER") {
-      const granted = new Set(yield* (yield* CurrentUser).grantedProjects)
-      const refused = segments[0]!.split(",").find((index) => !granted.has(index))
-      if (refused !== undefined) return yield* new Forbidden({ message: `You don't have access to the index '${refused}'` })
-    }
-    const searchOrCount = ["_search", "_count", "_async_search"].includes(segments[1] ?? "") || segments[2] === "_search"
-    if (method === "POST" && !searchOrCount) return yield* new Forbidden({ message: `POST is not allowed on '${path}'` })
+    yield* requireGrantedIndices(segments[0]!.split(","))
+    if (!isAllowedEndpoint(segments.slice(1), method)) return yield* new Forbidden({ message: `${method} is not allowed on '${path}'` })
   })
 
 /** The request body as JSON; undefined when empty. A malformed body is the backend's parsing_exception. */
@@ -72,6 +73,15 @@ const forward = (method: BackendRequest["method"]) =>
     const query = method === "GET" && body._tag === "Json"
       ? new URLSearchParams({ source: JSON.stringify(body.value), source_content_type: "application/json" })
       : request.query
+    // Indices a body names (`_mget` docs, terms lookups) are checked as those of the path, the `source` parameter's too.
+    const source = query.get("source")
+    let sourceBody: unknown = null
+    try {
+      sourceBody = source === null ? null : JSON.parse(source)
+    } catch {
+      return esError(parsingError("the source parameter is not valid JSON"))
+    }
+    yield* requireGrantedIndices(indicesNamedIn([body._tag === "Json" ? body.value : null, sourceBody]))
     const backend = yield* SearchBackend
     const answer = yield* backend.handle({ method, path, query, body: method === "POST" && body._tag === "Json" ? body.value : undefined, interactive: true })
     return method === "HEAD" ? empty(answer.status) : json(answer.body, answer.status)
