@@ -130,7 +130,9 @@ for (const database of databaseKinds) {
           expect(response.aggregations?.total).toEqual({ value: 2970 })
           expect(response.aggregations?.latest).toEqual({ value: Date.UTC(2024, 1, 20, 16), value_as_string: "2024-02-20T16:00:00.000Z" })
           expect(response.aggregations?.count).toEqual({ value: 2 })
-          expect(response.aggregations?.index?.buckets).toEqual([{ key: "corpus-a", doc_count: 5, maxExtractionDate: { value: Date.UTC(2024, 1, 20, 16) } }])
+          expect(response.aggregations?.index?.buckets).toEqual([
+            { key: "corpus-a", doc_count: 5, maxExtractionDate: { value: Date.UTC(2024, 1, 20, 16), value_as_string: "2024-02-20T16:00:00.000Z" } }
+          ])
           const none = yield* search({ size: 0, query: { match_none: {} }, aggs: { total: { sum: { field: "contentLength" } }, latest: { max: { field: "extractionDate" } } } })
           expect(none.aggregations).toEqual({ total: { value: 0 }, latest: { value: null } })
         })
