@@ -6,7 +6,7 @@ import { recordAction, recordReviewActivity } from "../domain/review/Activity.ts
 import { notifyMentions } from "../domain/review/Mentions.ts"
 import * as RecordMarks from "../domain/review/RecordMarks.ts"
 import { ReviewNotFound, ReviewWriteForbidden } from "../domain/review/ReviewErrors.ts"
-import { recordById, recordPage, reviewPage, taskVisible, visibleReview } from "../domain/review/ReviewLists.ts"
+import { recordById, recordPage, reviewPage, taskRecordsVisible, visibleReview } from "../domain/review/ReviewLists.ts"
 import { applyReviewChange, checkReviewChange, loadReview, notYourReview, type ReviewChange } from "../domain/review/ReviewUpdate.ts"
 import { findReviewUser, type ReviewUser } from "../domain/review/ReviewUser.ts"
 import type { RpcCallers } from "./Caller.ts"
@@ -61,7 +61,7 @@ export const reviewRpcHandlers = (callers: RpcCallers) =>
         taskRecords: ({ taskId, pageSize }, { headers }) =>
           Effect.gen(function* () {
             const user = yield* reviewUserOf(headers)
-            if (!(yield* taskVisible(taskId, user))) return yield* new ReviewNotFound({ resource: "Task", id: taskId })
+            if (!(yield* taskRecordsVisible(taskId, user))) return yield* new ReviewNotFound({ resource: "Task", id: taskId })
             const size = pageSize ?? 200
             return pagedById((afterId) => recordPage(taskId, user, afterId, size).pipe(Effect.orDie, Effect.provideService(SqlClient.SqlClient, sql)), size)
           }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),

@@ -24,6 +24,8 @@ for (const database of databaseKinds) {
           expect(records[0]).toMatchObject({ originalValue: "original a", metadata: { city: "New York" }, locked: false, bookmarked: false })
           // The other project's task is carol's only; a checker of this project does not see it.
           expect(yield* alice!.taskRecords({ taskId: fixture.otherTask }).pipe(Stream.runDrain, Effect.flip)).toMatchObject({ _tag: "ReviewNotFound", resource: "Task" })
+          // Records are for their task's checkers: the sibling task of Alice's project is Bob's only (issue 22).
+          expect(yield* alice!.taskRecords({ taskId: fixture.siblingTask }).pipe(Stream.runDrain, Effect.flip)).toMatchObject({ _tag: "ReviewNotFound", resource: "Task" })
           expect((yield* collect(carol!.taskRecords({ taskId: fixture.otherTask }))).map((record) => record.uid)).toEqual(["z"])
           expect((yield* collect(admin!.taskRecords({ taskId: fixture.otherTask }))).map((record) => record.uid)).toEqual(["z"])
           expect(yield* admin!.taskRecords({ taskId: 999_999 }).pipe(Stream.runDrain, Effect.flip)).toMatchObject({ _tag: "ReviewNotFound" })

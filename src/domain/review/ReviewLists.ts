@@ -47,12 +47,15 @@ const recordColumns = (sql: SqlClient.SqlClient, userId: number) => sql`r.id, r.
 const reviewColumns = `v.id, rec.task_id AS "taskId", v.task_record_id AS "taskRecordId", v.checker_id AS "checkerId", v.round,
   v.status, v.choice_id AS "choiceId", v.note, v.alternative_value AS "alternativeValue"`
 
-/** Whether the user sees the task, as the review API shows tasks: staff all, checkers those of projects in which they check one. */
-export const taskVisible = (taskId: number, user: ReviewUser) =>
+/**
+ * Whether the user sees the task's records, as the review API scopes records: staff all tasks, checkers the tasks
+ * they check (records hold document text; issue 22).
+ */
+export const taskRecordsVisible = (taskId: number, user: ReviewUser) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`SELECT 1 FROM review_tasks t WHERE t.id = ${taskId} AND (${user.isStaff} OR t.project_id IN (
-        SELECT c.project_id FROM review_tasks c JOIN review_task_checkers k ON k.task_id = c.id WHERE k.checker_id = ${user.id}))`
+    const rows = yield* sql`SELECT 1 FROM review_tasks t WHERE t.id = ${taskId} AND (${user.isStaff} OR t.id IN (
+        SELECT k.task_id FROM review_task_checkers k WHERE k.checker_id = ${user.id}))`
     return rows.length > 0
   })
 
