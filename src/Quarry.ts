@@ -32,6 +32,7 @@ import { signInLocalUser } from "./domain/user/SignIns.ts"
 import { Users } from "./domain/user/Users.ts"
 import { Authenticator, type AuthenticatorShape, makeLocalAuthenticator } from "./http/middleware/Auth.ts"
 import { makeServerAuthenticator } from "./http/middleware/ServerAuth.ts"
+import { makeSignInThrottle, SignInThrottle } from "./http/middleware/SignInThrottle.ts"
 import { webRootRoute } from "./http/legacy/RootHttp.ts"
 import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
@@ -47,11 +48,14 @@ export const migratedDatabase = (settings: SettingsShape) =>
 /** Users and their repository, for the server and the `user` commands. */
 export const usersLayer = Users.Default.pipe(Layer.provideMerge(UserRepo.Default))
 
-/** The authenticator of the mode, with the Users service it checks credentials against (handlers use it too). */
+/** The authenticator of the mode, with the Users service and the sign-in throttle it checks passwords with (handlers use them too). */
 const authenticatorLayer = (settings: SettingsShape) => {
-  const authenticator: Effect.Effect<AuthenticatorShape, never, Users | SqlClient.SqlClient> =
+  const authenticator: Effect.Effect<AuthenticatorShape, never, Users | SignInThrottle | SqlClient.SqlClient> =
     settings.mode === "SERVER" ? makeServerAuthenticator(settings) : makeLocalAuthenticator(settings)
-  return Layer.effect(Authenticator, authenticator).pipe(Layer.provideMerge(usersLayer))
+  return Layer.effect(Authenticator, authenticator).pipe(
+    Layer.provideMerge(Layer.effect(SignInThrottle, makeSignInThrottle(settings))),
+    Layer.provideMerge(usersLayer)
+  )
 }
 
 /**

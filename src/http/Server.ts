@@ -95,6 +95,7 @@ const failureResponse = (challenge: boolean, errorBody: ReturnType<typeof errorA
       const message = error instanceof Error ? error.message : ""
       if (status >= 500) yield* Effect.logError("request failed", cause)
       const response = errorBody(status, message)
+      if (error instanceof TooManyAttempts) return { ...response, headers: { "Retry-After": String(error.retryAfterSeconds) } }
       return status === 401 && challenge ? { ...response, headers: { "WWW-Authenticate": 'Basic realm="datashare"' } } : response
     }
     yield* Effect.logError("request defect", cause)

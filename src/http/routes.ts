@@ -51,7 +51,9 @@ export const bodyTypeExceptions: Readonly<Record<string, BodyTypes>> = {
   "POST /api/task/findNames/:pipeline": "jsonOrText",
   "PUT /api/users/me/history": "jsonOrText",
   "PUT /api/project/:id": "jsonOrText",
-  "POST /api/batch/search/copy/:sourcebatchid": "jsonOrText"
+  "POST /api/batch/search/copy/:sourcebatchid": "jsonOrText",
+  // Searches and counts only (other POSTs are refused): reads, which a page of another site cannot send with an Origin.
+  "POST /api/index/search/:path:": "jsonOrText"
 }
 
 const withBodyTypeException = <R>(route: Route<R>): Route<R> => {

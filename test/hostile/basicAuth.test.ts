@@ -54,25 +54,32 @@ describe("HTTP Basic: no session, remembered right passwords, throttled failures
         const [statuses, times] = yield* Effect.all([burst, daveTimes], { concurrency: 2 })
         expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10)
         expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(190)
-        // The report saw 16 s under such a burst; a remembered password costs a query.
-        expect(Math.max(...times)).toBeLessThan(1_000)
+        // The report saw 16 s under such a burst (200 scrypts queued before each of the user's); a remembered password
+        // costs a query, and the bound leaves room for a machine busy with other tests.
+        expect(Math.max(...times)).toBeLessThan(3_000)
       })
     )
   })
 })
 
+/** Long enough for ten failures or a burst of fifty to be counted in one window on a busy machine. */
+const windowSeconds = 8
+const windowEnd = Duration.millis(windowSeconds * 1000 + 100)
+/** Ten concurrent calls: their checks all count at once, so they fall in one window. */
+const tenTimes = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.all(Array(10).fill(effect) as Array<typeof effect>, { concurrency: "unbounded" })
+
 describe("The failure throttle's window", () => {
-  layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER", authFailureWindowSeconds: "2" } }), { timeout: 60_000, excludeTestServices: true })((it) => {
+  layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER", authFailureWindowSeconds: String(windowSeconds) } }), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("answers 429 with Retry-After after 10 failures of a login, and lets the login try again once the window ends", () =>
       Effect.gen(function* () {
         yield* addUser("erin", "erin password")
-        for (let i = 0; i < 10; i++) expect((yield* asUser("erin", "wrong")).status).toBe(401)
+        expect(yield* tenTimes(Effect.map(asUser("erin", "wrong"), (r) => r.status))).toEqual(Array(10).fill(401))
         const throttled = yield* asUser("erin", "erin password")
         expect(throttled.status).toBe(429)
         expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
-        expect(Number(throttled.headers.get("retry-after"))).toBeLessThanOrEqual(2)
+        expect(Number(throttled.headers.get("retry-after"))).toBeLessThanOrEqual(windowSeconds)
         expect(yield* bodyJson(throttled)).toEqual({ error: "too many failed sign-ins: try again later" })
-        yield* Effect.sleep("2100 millis")
+        yield* Effect.sleep(windowEnd)
         expect((yield* asUser("erin", "erin password")).status).toBe(200)
       })
     )
@@ -83,11 +90,26 @@ describe("The failure throttle's window", () => {
         const failures = Array.from({ length: 50 }, (_, i) => `nobody-${i}`)
         const burst = yield* Effect.fork(Effect.forEach(failures, (login) => Effect.map(asUser(login, "wrong"), (r) => r.status), { concurrency: "unbounded" }))
         // Every check of the burst counts from its start: frank is throttled while they still run.
-        yield* Effect.sleep("500 millis")
+        yield* Effect.sleep("1500 millis")
         expect((yield* asUser("frank", "frank password")).status).toBe(429)
         expect((yield* Fiber.join(burst)).every((status) => status === 401)).toBe(true)
-        yield* Effect.sleep("2100 millis")
+        yield* Effect.sleep(windowEnd)
         expect((yield* asUser("frank", "frank password")).status).toBe(200)
+      })
+    )
+
+    it.effect("throttles the sign-in form the same way", () =>
+      Effect.gen(function* () {
+        yield* addUser("gina", "gina password")
+        const signIn = (password: string) =>
+          request("/auth/signin", { method: "POST", body: new URLSearchParams({ login: "gina", password }), redirect: "manual" })
+        expect(yield* tenTimes(Effect.map(signIn("wrong"), (r) => r.status))).toEqual(Array(10).fill(401))
+        const throttled = yield* signIn("gina password")
+        expect(throttled.status).toBe(429)
+        expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+        expect(yield* bodyJson(throttled)).toEqual({ error: "too many failed sign-ins: try again later" })
+        yield* Effect.sleep(windowEnd)
+        expect((yield* signIn("gina password")).status).toBe(303)
       })
     )
   })

@@ -5,6 +5,7 @@ import { Users } from "../../domain/user/Users.ts"
 import { nulRefusal } from "../../db/Nul.ts"
 import { BadRequest, empty, HttpRequest } from "../Http.ts"
 import { Unauthorized } from "../middleware/Auth.ts"
+import { SignInThrottle } from "../middleware/SignInThrottle.ts"
 import { cameOverHttps, expiredSessionCookie, readSessionCookie, sessionCookie } from "../middleware/SessionCookie.ts"
 import { publicRoute } from "../Router.ts"
 
@@ -29,7 +30,7 @@ const signIn = Effect.gen(function* () {
   // No stored login holds a NUL, and the database cannot compare one.
   if (login.includes("\0") || password.includes("\0")) return yield* new BadRequest({ message: nulRefusal })
   const users = yield* Users
-  const user = yield* users.checkPassword(login, Redacted.make(password))
+  const user = yield* (yield* SignInThrottle).checkPassword(login, Redacted.make(password), request.remoteAddress)
   if (Option.isNone(user)) return yield* new Unauthorized({ message: "wrong login or password" })
   const sessionId = yield* users.openSession(user.value.login, settings.sessionTtlSeconds)
   yield* recordSignIn(user.value.login)

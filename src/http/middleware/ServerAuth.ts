@@ -4,9 +4,9 @@ import { isAdmin, projectsInDetails, type StoredUser, toLegacyUser } from "../..
 import { Users } from "../../domain/user/Users.ts"
 import { nulRefusal } from "../../db/Nul.ts"
 import { BadRequest, type HttpRequestShape, noHeaders } from "../Http.ts"
-import { type Authentication, Authenticator, type CurrentUserShape, TooManyAttempts, Unauthorized } from "./Auth.ts"
-import { makeFailureThrottle } from "./FailureThrottle.ts"
+import { type Authentication, Authenticator, type CurrentUserShape, Unauthorized } from "./Auth.ts"
 import { readSessionCookie } from "./SessionCookie.ts"
+import { SignInThrottle } from "./SignInThrottle.ts"
 
 /** The caller as handlers see it: projects from `details.groups_by_applications.datashare`, admin from roles. */
 export const currentUserOf = (user: StoredUser): CurrentUserShape => ({
@@ -36,27 +36,7 @@ const noCredentials = { user: undefined, headers: noHeaders } satisfies Authenti
 export const makeServerAuthenticator = (settings: SettingsShape) =>
   Effect.gen(function* () {
     const users = yield* Users
-    const windowMs = settings.authFailureWindowSeconds * 1000
-    // An address may be a proxy or a newsroom's NAT, shared by many users: it gets more failures than one login.
-    const loginThrottle = makeFailureThrottle(10, windowMs, 10_000)
-    const addressThrottle = makeFailureThrottle(50, windowMs, 10_000)
-
-    /** The user of right Basic credentials: remembered ones at once, others checked unless their login or address is throttled. */
-    const basicUser = (login: string, password: Redacted.Redacted<string>, address: string) =>
-      Effect.gen(function* () {
-        const remembered = yield* users.rememberedUser(login, password)
-        if (Option.isSome(remembered)) return remembered
-        const wait = Math.max(loginThrottle.retryAfter(login) ?? 0, addressThrottle.retryAfter(address) ?? 0)
-        if (wait > 0) return yield* new TooManyAttempts({ message: "too many failed sign-ins: try again later", retryAfterSeconds: wait })
-        loginThrottle.begin(login)
-        addressThrottle.begin(address)
-        const user = yield* users.checkPassword(login, password)
-        if (Option.isSome(user)) {
-          loginThrottle.succeeded(login)
-          addressThrottle.succeeded(address)
-        }
-        return user
-      })
+    const throttle = yield* SignInThrottle
 
     const fromAuthorization = (request: HttpRequestShape, header: string, required: boolean) =>
       Effect.gen(function* () {
@@ -77,7 +57,7 @@ export const makeServerAuthenticator = (settings: SettingsShape) =>
             }
             // No login or password holds a NUL, and the database cannot compare one.
             if (credentials.login.includes("\0") || Redacted.value(credentials.password).includes("\0")) return yield* new BadRequest({ message: nulRefusal })
-            const user = yield* basicUser(credentials.login, credentials.password, request.remoteAddress)
+            const user = yield* throttle.checkPassword(credentials.login, credentials.password, request.remoteAddress)
             if (Option.isNone(user)) return yield* refuse("wrong login or password")
             return { user: currentUserOf(user.value), headers: noHeaders }
           }
