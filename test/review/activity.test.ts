@@ -40,9 +40,11 @@ describe("review API activity and notifications", () => {
         const verbs = yield* list(fixture.carol, "/api/v1/actions/?filter[verb__in]=locked,bookmarked")
         expect(verbs.map((action) => action.attributes?.verb)).toEqual(["bookmarked", "locked"])
         expect((yield* api(fixture.alice, "GET", "/api/v1/actions/?filter[user_stream]=999999")).status).toBe(400)
-        const aboutRecord = yield* list(fixture.carol, `/api/v1/task-records/${a}/relationships/actions/?page[size]=50`)
+        const aboutRecord = yield* list(fixture.bob, `/api/v1/task-records/${a}/relationships/actions/?page[size]=50`)
         expect(aboutRecord.map((action) => action.attributes?.verb)).toEqual(["bookmarked", "locked", "cancelled", "commented", "selected", "reviewed"])
-        expect(yield* list(fixture.carol, `/api/v1/task-records/${fixture.records[2]!}/actions/`)).toEqual([])
+        expect(yield* list(fixture.bob, `/api/v1/task-records/${fixture.records[2]!}/actions/`)).toEqual([])
+        // A record's actions are for its task's checkers, as the record is (issue 22): Carol checks another task.
+        expect((yield* api(fixture.carol, "GET", `/api/v1/task-records/${a}/actions/`)).status).toBe(404)
         expect((yield* api(fixture.carol, "GET", "/api/v1/task-records/999999/actions/")).status).toBe(404)
         expect((yield* api(fixture.carol, "GET", `/api/v1/actions/${reviewed.id}/`)).status).toBe(200)
       })
