@@ -45,7 +45,7 @@ describe.skipIf(!chromiumFound)(title, () => {
           review = yield* step(() => createReviewFixture(url))
           const notePath = path.join(server.workDir, "corpus", "text").replace(/^\//, "")
           const note = yield* step(() =>
-            fetch(`${url}/api/local-datashare/notes/${notePath}`, { method: "PUT", body: JSON.stringify({ note: "Unverified source", variant: "danger" }) })
+            fetch(`${url}/api/local-datashare/notes/${notePath}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ note: "Unverified source", variant: "danger" }) })
           )
           expect(note.status).toBe(201)
           yield* step(async () => {
