@@ -1,10 +1,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { createRequire } from "node:module"
-import { pathToFileURL } from "node:url"
-import { Worker } from "node:worker_threads"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
+import { typeScriptWorker } from "../workers/WorkerPool.ts"
 import type { EmbeddedDatabaseWorkerData, EmbeddedDatabaseWorkerMessage } from "./EmbeddedDatabaseWorker.ts"
 
 /** The embedded database directory is in use by another running Quarry process. */
@@ -66,15 +64,6 @@ const lockDirectory = (directory: string) =>
   )
 
 /**
- * The worker thread's bootstrap: it imports the TypeScript entry through tsx's `tsImport`, the one way of loading
- * TypeScript that works in a worker thread on Node 20 (loader hooks given by `--import` do not reach workers).
- */
-// require() resolves the CommonJS build of the API; its ES module build sits beside it.
-const tsxApi = createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")
-const workerEntry = new URL("./EmbeddedDatabaseWorker.ts", import.meta.url).href
-const workerBootstrap = `import(${JSON.stringify(pathToFileURL(tsxApi).href)}).then(({ tsImport }) => tsImport(${JSON.stringify(workerEntry)}, ${JSON.stringify(workerEntry)}))`
-
-/**
  * Starts PGlite on its own thread (see EmbeddedDatabaseWorker.ts) and answers the loopback port of its socket
  * server, so that @effect/sql-pg talks to it like to any server while the main thread stays free for requests.
  */
@@ -86,7 +75,7 @@ const embedded = (location: string) =>
     const worker = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const data: EmbeddedDatabaseWorkerData = { directory }
-        return new Worker(workerBootstrap, { eval: true, workerData: data, execArgv: [] })
+        return typeScriptWorker(new URL("./EmbeddedDatabaseWorker.ts", import.meta.url), data)
       }),
       (worker) =>
         Effect.async<void>((resume) => {
@@ -127,7 +116,9 @@ export const databaseLayer = (dataSourceUrl: string) => {
             // One connection: PGlite has a single session, and the socket server interleaves the protocol messages
             // of several connections, so a transaction beginning or ending between another connection's Parse and
             // Bind made that statement fail or lose its write. Statements queue on the pool instead.
-            clientLayer({ host, port, database: "postgres", username: "postgres", maxConnections: 1 }, dataSourceUrl),
+            // Waiting for that connection is the queue itself, so a long wait is no failure: an index task's statement
+            // that waited behind searches and a scan for ten seconds ended the whole task.
+            clientLayer({ host, port, database: "postgres", username: "postgres", maxConnections: 1, connectTimeout: "2 minutes" }, dataSourceUrl),
             Layer.succeed(DatabaseInfo, { kind: "pglite", deliversNotifications: false })
           )
         )

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Ref, Schema } from "effect"
+import { DatabaseInfo } from "../../db/Database.ts"
 import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
 import type { Task } from "../../domain/task/Task.ts"
 import { IndexPayload, queueOf } from "../../domain/ingest/IngestOptions.ts"
-import { Extractor } from "../../extract/Extractor.ts"
+import { ExtractionPool } from "../../extract/ExtractionPool.ts"
 import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
 import { indexedDocuments } from "../../search/indexedDocuments.ts"
 import * as JobKind from "../JobKind.ts"
@@ -13,6 +14,12 @@ import * as JobKind from "../JobKind.ts"
  * one being written and the next one being extracted). Fewer, larger transactions cost fewer statements and commits.
  */
 const claimSize = 64
+/**
+ * Most extracted bytes one transaction writes (a claim's files are split into as many as needed; a file larger than
+ * that is written alone). The embedded database runs one statement at a time for everyone, so a search or a status
+ * check waits for the transaction in progress: there they stay small. A server runs them side by side.
+ */
+const transactionBytes = { pglite: 512 * 1024, postgres: 8 * 1024 * 1024 } as const
 /** How often an idle worker looks again while a scan of its project may still queue files. */
 const scanPollInterval = "200 millis"
 /** Least time between two counts of the files left, for the progress: each count reads the whole queue. */
@@ -71,14 +78,39 @@ export const indexRateOf = (task: Task, now: Date): IndexRate | undefined => {
 const withFailureStatus = (document: IndexedDocument): IndexedDocument =>
   document.extractionError === undefined ? document : { ...document, status: "FAILED" }
 
+/** The files of one transaction, their documents, and the bytes extracted from them. */
+interface Transaction {
+  readonly files: ReadonlyArray<QueuedFile>
+  readonly documents: ReadonlyArray<IndexedDocument>
+  readonly bytes: number
+}
+
+/** A claim's extracted files cut, in order, into transactions of at most `budget` bytes (a larger file alone). */
+const transactionsOf = (
+  extracted: ReadonlyArray<{ readonly file: QueuedFile; readonly documents: ReadonlyArray<IndexedDocument>; readonly bytes: number }>,
+  budget: number
+): ReadonlyArray<Transaction> => {
+  const transactions: Array<{ files: Array<QueuedFile>; documents: Array<IndexedDocument>; bytes: number }> = []
+  for (const { file, documents, bytes } of extracted) {
+    const last = transactions.at(-1)
+    if (last !== undefined && last.bytes + bytes <= budget) {
+      last.files.push(file)
+      last.documents.push(...documents)
+      last.bytes += bytes
+    } else transactions.push({ files: [file], documents: [...documents], bytes })
+  }
+  return transactions
+}
+
 export const IndexJobLive = IndexJob.toLayer((payload, context) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const queue = yield* DocumentQueue
     const index = yield* DocumentIndex
-    const extractor = yield* Extractor
+    const extractor = yield* ExtractionPool
     const claimant = { taskId: context.taskId, attempt: context.attempt }
     const queueKey = { project: payload.project, queueName: queueOf(payload) }
+    const budget = transactionBytes[(yield* DatabaseInfo).kind]
     const extractOptions = { project: payload.project, ocr: payload.ocr, maxContentLength: payload.maxContentLength, language: payload.language }
     const done = yield* Ref.make(Option.getOrElse(context.checkpoint.saved, (): IndexCheckpoint => ({ files: 0, bytes: 0 })))
     // Checkpoints are saved in order, so that the last one committed is the largest.
@@ -96,11 +128,11 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const claimAndExtract = Effect.gen(function* () {
       const files = yield* queue.claim(queueKey, claimant, claimSize)
       // One after the other: small files are read synchronously, and a fiber per file cost more than most extractions.
-      const extracted = yield* Effect.forEach(files, extract)
-      return { files, documents: extracted.flatMap((file) => file.documents), bytes: extracted.reduce((sum, file) => sum + file.bytes, 0) }
+      const extracted = yield* Effect.forEach(files, (file) => Effect.map(extract(file), (result) => ({ file, ...result })))
+      return transactionsOf(extracted, budget)
     })
 
-    const write = (files: ReadonlyArray<QueuedFile>, documents: ReadonlyArray<IndexedDocument>, bytes: number) =>
+    const write = ({ files, documents, bytes }: Transaction) =>
       Effect.gen(function* () {
         yield* sql.withTransaction(
           Effect.gen(function* () {
@@ -128,9 +160,9 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
       let scansOver = false
       let claimed = yield* claimAndExtract
       for (;;) {
-        if (claimed.files.length > 0) {
+        if (claimed.length > 0) {
           // The next claim is extracted while this one is written, so that extraction and the database overlap.
-          const [, next] = yield* Effect.all([write(claimed.files, claimed.documents, claimed.bytes), claimAndExtract], { concurrency: 2 })
+          const [, next] = yield* Effect.all([Effect.forEach(claimed, write, { discard: true }), claimAndExtract], { concurrency: 2 })
           claimed = next
         } else if (scansOver) return
         else {
