@@ -54,6 +54,7 @@ export const compromisePipeline: NerPipeline = {
   chunkLength: 16 * 1024,
   // About 1.3 s of a worker's time on a 2-core machine (25 KB a second, measured on English prose).
   maxRequestLength: 32 * 1024,
+  onWorkers: true,
   findAnnotations: (text) => {
     const document = nlp(text)
     const read = (matches: ReadonlyArray<unknown>, category: Category) =>

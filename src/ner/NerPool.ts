@@ -4,7 +4,8 @@ import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import { Array as Arr, Effect, Exit, Schema } from "effect"
 import type { NerWorkerReply, NerWorkerRequest } from "./NerWorker.ts"
-import type { Annotation, DocumentFields } from "./Pipeline.ts"
+import { annotateDocument } from "./Annotate.ts"
+import type { Annotation, DocumentFields, NerPipeline } from "./Pipeline.ts"
 
 /** A worker thread that died or threw while it read documents. */
 export class NerWorkerFailed extends Schema.TaggedError<NerWorkerFailed>()("NerWorkerFailed", { reason: Schema.String }) {
@@ -94,16 +95,19 @@ export class NerPool extends Effect.Service<NerPool>()("quarry/NerPool", {
         )
       )
 
-    /** The annotations of each document, in order, the documents shared among the workers. */
-    const annotateDocuments = (pipeline: string, documents: ReadonlyArray<DocumentFields>) =>
-      documents.length === 0
-        ? Effect.succeed([])
-        : Effect.map(
-            Effect.forEach(Arr.chunksOf(documents, Math.ceil(documents.length / poolSize)), (part) => onOneWorker(pipeline, part), {
-              concurrency: poolSize
-            }),
-            (parts) => parts.flat()
-          )
+    /**
+     * The annotations of each document, in order: on the workers, which share the documents, for a pipeline that runs
+     * there, else in this thread.
+     */
+    const annotateDocuments = (
+      pipeline: NerPipeline,
+      documents: ReadonlyArray<DocumentFields>
+    ): Effect.Effect<ReadonlyArray<ReadonlyArray<Annotation>>, NerWorkerFailed> => {
+      if (!pipeline.onWorkers) return Effect.sync(() => documents.map((document) => annotateDocument(pipeline, document)))
+      if (documents.length === 0) return Effect.succeed([])
+      const parts = Arr.chunksOf(documents, Math.ceil(documents.length / poolSize))
+      return Effect.map(Effect.forEach(parts, (part) => onOneWorker(pipeline.name, part), { concurrency: poolSize }), (done) => done.flat())
+    }
 
     return { annotateDocuments }
   })

@@ -3,8 +3,13 @@
  * synchronous work (compromise reads about 25 KB a second) never holds the main thread's event loop.
  */
 import { parentPort } from "node:worker_threads"
-import { type Annotation, annotateDocument, type DocumentFields } from "./Pipeline.ts"
-import { pipelines } from "./Pipelines.ts"
+import { annotateDocument } from "./Annotate.ts"
+import { compromisePipeline } from "./CompromisePipeline.ts"
+import { emailPipeline } from "./EmailPipeline.ts"
+import type { Annotation, DocumentFields } from "./Pipeline.ts"
+
+// The pipelines of Pipelines.ts, imported one by one: that module's Effect would more than double the thread's start.
+const pipelines = [emailPipeline, compromisePipeline]
 
 export interface NerWorkerRequest {
   readonly id: number

@@ -19,6 +19,11 @@ export interface NerPipeline {
   readonly chunkLength: number
   /** Longest text one `POST /api/ner/findNames` request may give it: about a second or two of its work. */
   readonly maxRequestLength: number
+  /**
+   * Whether it runs on the worker threads of NerPool: a slow pipeline does, so that it never holds the event loop; a
+   * fast one runs in this thread, where it costs less than sending the texts to a worker and starting one.
+   */
+  readonly onWorkers: boolean
   readonly findAnnotations: (text: string) => ReadonlyArray<Annotation>
   /** Mentions found outside the content (e-mail headers), at offset -1 as in the reference. */
   readonly findInMetadata?: (document: DocumentFields) => ReadonlyArray<Annotation>
@@ -41,45 +46,6 @@ export class UnknownPipeline extends Schema.TaggedError<UnknownPipeline>()(
     return `unknown pipeline ${JSON.stringify(this.name)}; available pipelines: ${this.available.join(", ")}`
   }
 }
-
-/**
- * Where a piece of `text` from `start` that may end at `end` is cut: after a line break, else after a sentence's
- * end, else after a space, in the second half of the piece, so that a name is not cut in two ("Angela | Merkel").
- */
-const cutOf = (text: string, start: number, end: number) => {
-  const floor = start + Math.floor((end - start) / 2)
-  for (const separator of ["\n", ". ", " "]) {
-    const at = text.lastIndexOf(separator, end - separator.length)
-    if (at >= floor) return at + separator.length
-  }
-  return end
-}
-
-/** Cuts a text into pieces of at most `size` characters, at a line, sentence or word break when there is one. */
-export const chunksOf = (text: string, size: number): ReadonlyArray<{ readonly text: string; readonly start: number }> => {
-  const chunks: Array<{ text: string; start: number }> = []
-  let start = 0
-  while (start < text.length) {
-    const limit = Math.min(text.length, start + size)
-    const end = limit < text.length ? cutOf(text, start, limit) : limit
-    chunks.push({ text: text.slice(start, end), start })
-    start = end
-  }
-  return chunks
-}
-
-const annotateChunk = (pipeline: NerPipeline, chunk: { readonly text: string; readonly start: number }) =>
-  pipeline.findAnnotations(chunk.text).map((annotation) => ({ ...annotation, offset: annotation.offset + chunk.start }))
-
-/** Runs a pipeline over a text of any length: long texts in pieces, offsets counted from the text's start. */
-export const annotate = (pipeline: NerPipeline, text: string): ReadonlyArray<Annotation> =>
-  chunksOf(text, pipeline.chunkLength).flatMap((chunk) => annotateChunk(pipeline, chunk))
-
-/** A document's mentions: those of its metadata the pipeline reads, then those of its content. */
-export const annotateDocument = (pipeline: NerPipeline, document: DocumentFields): ReadonlyArray<Annotation> => [
-  ...(pipeline.findInMetadata?.(document) ?? []),
-  ...annotate(pipeline, document.content)
-]
 
 /**
  * The entities of one document, as the reference stores them: one per distinct (mention, category), with every

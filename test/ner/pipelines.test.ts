@@ -4,7 +4,8 @@ import { Effect, Exit } from "effect"
 import { compromisePipeline } from "../../src/ner/CompromisePipeline.ts"
 import { emailPipeline } from "../../src/ner/EmailPipeline.ts"
 import { namedEntityId, normalizeMention } from "../../src/ner/NamedEntity.ts"
-import { annotate, annotateDocument, chunksOf, entitiesOf } from "../../src/ner/Pipeline.ts"
+import { annotate, annotateDocument, chunksOf } from "../../src/ner/Annotate.ts"
+import { entitiesOf } from "../../src/ner/Pipeline.ts"
 import { pipelineNamed, pipelineNames } from "../../src/ner/Pipelines.ts"
 
 const sha384 = (text: string) => createHash("sha384").update(text).digest("hex")

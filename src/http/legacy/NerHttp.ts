@@ -52,8 +52,8 @@ export const nerRoutes = [
       // As in the reference: the language is guessed from the text, and a pipeline that does not read it finds nothing.
       const language = detectLanguage(text)
       if (!pipeline.supports(language)) return json([])
-      // On a worker thread: the analysis takes up to a second or two, during which other requests are served.
-      const [annotations = []] = yield* (yield* NerPool).annotateDocuments(pipeline.name, [{ content: text, contentType: "text/plain", metadata: {} }])
+      // A slow pipeline runs on a worker thread: its second or two of analysis does not hold other requests.
+      const [annotations = []] = yield* (yield* NerPool).annotateDocuments(pipeline, [{ content: text, contentType: "text/plain", metadata: {} }])
       const entities = entitiesOf(annotations, { id: "", rootDocument: "", language }, pipeline.name)
       return json(entities.map(namedEntityView))
     }),
