@@ -11,18 +11,19 @@ import * as path from "node:path"
 /** Python and PostgreSQL for prose and reference pages, Rust's standard library for volume (tens of thousands of pages). */
 const packages = ["python3.11-doc", "postgresql-doc-15", "rust-doc"]
 
-const cacheDir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "quarry-bench")
+export const cacheDir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "quarry-bench")
 /** Where each package is unpacked, in a folder of its name. */
 export const unpackedDir = path.join(cacheDir, "unpacked")
 
-const htmlFiles = (dir: string): Array<string> =>
+/** Files below `dir` whose names end with `extension`, sorted. */
+export const filesEndingWith = (dir: string, extension: string): Array<string> =>
   fs.readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".html"))
+    .filter((entry) => entry.isFile() && entry.name.endsWith(extension))
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort()
 
-/** The package unpacked under the cache, downloaded first when it is not there yet. */
-const unpacked = (name: string) => {
+/** The Debian package unpacked under the cache, downloaded first when it is not there yet. */
+export const unpacked = (name: string) => {
   const target = path.join(unpackedDir, name)
   // The marker is written last, so an interrupted download or extraction is done again.
   const done = path.join(target, ".complete")
@@ -50,4 +51,20 @@ const unpacked = (name: string) => {
  * absolute paths in the cache.
  */
 export const realDocuments = (limit: number): ReadonlyArray<string> =>
-  packages.flatMap((name) => htmlFiles(unpacked(name))).slice(0, limit)
+  packages.flatMap((name) => filesEndingWith(unpacked(name), ".html")).slice(0, limit)
+
+/** The npm package unpacked under the cache (`npm pack`, then tar), fetched first when it is not there yet. */
+export const unpackedNpm = (name: string) => {
+  const target = path.join(unpackedDir, name.replace("/", "__"))
+  const done = path.join(target, ".complete")
+  if (fs.existsSync(done)) return target
+  const tarballs = path.join(cacheDir, "npm")
+  fs.mkdirSync(tarballs, { recursive: true })
+  process.stdout.write(`real documents: downloading ${name}\n`)
+  const tarball = execFileSync("npm", ["pack", "--silent", name], { cwd: tarballs, encoding: "utf8" }).trim().split("\n").at(-1)!
+  fs.rmSync(target, { recursive: true, force: true })
+  fs.mkdirSync(target, { recursive: true })
+  execFileSync("tar", ["-xzf", path.join(tarballs, tarball), "-C", target])
+  fs.writeFileSync(done, "")
+  return target
+}

@@ -33,6 +33,7 @@ import { SearchBackend, type SearchBackendShape } from "../src/search/SearchBack
 import { isolatedHome, startQuarry } from "../test/cli/quarryProcess.ts"
 import { TestDatabaseUrl, testDatabase } from "../test/engine/helpers.ts"
 import { type DatabaseKind, postgresAvailable } from "../test/helpers/databases.ts"
+import { clientQuery, percentile, round, searchBody } from "./_clientSearch.ts"
 import { realDocuments, unpackedDir } from "./_realDocs.ts"
 import { generateScaleCorpus, generatedRoot, random } from "./_scaleCorpus.ts"
 import { report } from "./report.ts"
@@ -57,22 +58,6 @@ interface Query {
   /** The same words for the baseline: `|` between words (query_string's default OR), `<->` in a phrase. */
   readonly tsquery: string
 }
-
-/** The query of the Datashare 11.5 client's searches and facets. */
-const clientQuery = (words: string) => ({
-  bool: { must: [{ match_all: {} }, { bool: { should: [{ query_string: { query: words } }] } }, { match: { type: "Document" } }] }
-})
-
-/** The body of the client's result list, as it sends it. */
-const searchBody = (words: string) => ({
-  from: 0,
-  size: 25,
-  sort: [{ _score: { order: "desc" } }, { path: { order: "asc" } }],
-  _source: { includes: ["*"], excludes: ["content", "content_translated"] },
-  highlight: { max_analyzed_offset: 999999, fields: { content: { fragment_size: 280, number_of_fragments: 2, pre_tags: ["<mark>"], post_tags: ["</mark>"] } } },
-  track_total_hits: true,
-  query: clientQuery(words)
-})
 
 const termsFacet = (field: string) => ({
   terms: { field, size: 25, order: { _count: "desc" } },
@@ -158,8 +143,6 @@ interface Timing {
   readonly ok: boolean
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits
 
 interface Summary {
   readonly p50Ms: number

@@ -24,8 +24,8 @@ const childEnv = (home: string, extra: Readonly<Record<string, string>>) => ({
  * Quarry the way `npm start` runs it: one node process with the tsx loader, so that signals reach it directly
  * (npx would also add its own warnings to stderr).
  */
-const spawnQuarry = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>>) =>
-  spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], { cwd: root, env: childEnv(home, env) })
+const spawnQuarry = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>>, nodeArgs: ReadonlyArray<string> = []) =>
+  spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts", ...args], { cwd: root, env: childEnv(home, env) })
 
 export interface Finished {
   readonly code: number | null
@@ -59,12 +59,12 @@ export class QuarryDidNotStart extends Data.TaggedError("QuarryDidNotStart")<{ r
 
 /**
  * Starts a server and waits for its `listening on <url>` line. The scope kills it if the test did not stop it.
- * `stop` sends a signal and waits for the exit.
+ * `stop` sends a signal and waits for the exit. `nodeArgs` go to node itself (a benchmark's `--cpu-prof`).
  */
-export const startQuarry = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}) =>
+export const startQuarry = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}, nodeArgs: ReadonlyArray<string> = []) =>
   Effect.gen(function* () {
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawnQuarry(args, home, env)),
+      Effect.sync(() => spawnQuarry(args, home, env, nodeArgs)),
       (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
     )
     const { output, finished } = collect(child)
