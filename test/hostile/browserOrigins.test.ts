@@ -74,7 +74,7 @@ describe("Pages of other sites cannot drive a LOCAL Quarry (default settings)", 
       })
     )
 
-    it.effect("a request naming a foreign Host (DNS rebinding) is refused, reads included; local names and addresses pass", () =>
+    it.effect("a request naming a foreign Host (DNS rebinding) is refused, reads and WebSockets included; local names and addresses pass", () =>
       Effect.gen(function* () {
         const port = yield* portOf
         const rebound = yield* raw("/api/status", { headers: { host: `evil.example:${port}` } })
@@ -89,6 +89,8 @@ describe("Pages of other sites cannot drive a LOCAL Quarry (default settings)", 
           body: JSON.stringify({ data: { dataDir: "/" } })
         })
         expect(write.status).toBe(403)
+        const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" }
+        expect((yield* raw("/rpc/ws", { headers: { ...upgrade, host: `evil.example:${port}` } })).status).toBe(403)
         for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`, `192.168.1.20:${port}`]) {
           expect((yield* raw("/api/status", { headers: { host } })).status, host).toBe(200)
         }
