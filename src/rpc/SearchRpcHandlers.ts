@@ -1,6 +1,6 @@
 import { Effect, Option, Stream } from "effect"
 import { errorReason, hitsOf, searchBody } from "../domain/batch-search/BatchQuery.ts"
-import { checkAccess } from "../http/legacy/IndexProxyHttp.ts"
+import { checkAccess, checkBodyIndices } from "../http/legacy/IndexProxyHttp.ts"
 import { maxResultWindow, SearchBackend } from "../search/SearchBackend.ts"
 import type { RpcCallers } from "./Caller.ts"
 import { SearchFailed, SearchRpcs } from "./SearchRpcs.ts"
@@ -24,6 +24,7 @@ export const searchRpcHandlers = (callers: RpcCallers) =>
         Effect.gen(function* () {
           const path = `${projects.join(",")}/${endpoint}`
           yield* checkAccess(path, "POST")
+          yield* checkBodyIndices(body)
           return yield* backend.handle({ method: "POST", path, query: new URLSearchParams(), body })
         }).pipe(Effect.catchTag("SqlError", Effect.die))
 

@@ -1,7 +1,9 @@
 import * as http from "node:http"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { Forbidden } from "../../src/http/Http.ts"
 import { TestServer, testServerLayer } from "../helpers/server.ts"
+import { quarryClient } from "../rpc/client.ts"
 import { type FakeElasticsearch, fakeElasticsearch, type RecordedRequest } from "../search/elasticsearch/fakeElasticsearch.ts"
 import { type Credential, threeWays } from "./threeWays.ts"
 
@@ -39,7 +41,7 @@ const lookup = (index: string) => ({ query: { terms: { path: { index, id: "1", p
 
 describe("The search proxy in Elasticsearch mode passes only granted indices and allow-listed endpoints (SERVER mode)", () => {
   layer(serverOnFakeCluster, { timeout: 120_000, excludeTestServices: true })((it) => {
-    it.effect("requests without an index list, to other endpoints, or whose body names another project's index never reach the cluster, with Basic, an API key or a cookie", () =>
+    it.scoped("requests without an index list, to other endpoints, or whose body names another project's index never reach the cluster, with Basic, an API key or a cookie", () =>
       Effect.gen(function* () {
         const fake = yield* FakeCluster
         yield* threeWays("esbob", "bob password", { projects: ["es-bob"] })
@@ -71,6 +73,12 @@ describe("The search proxy in Elasticsearch mode passes only granted indices and
             expect(answer, label).toEqual({ status, body: { error: expect.objectContaining({ type: expect.any(String), reason: expect.any(String) }), status } })
             expect(receivedSince(fake, before), label).toEqual([])
           }
+          // The raw search RPC checks the indices its body names the same way.
+          const rpc = yield* quarryClient("ndjson", credential.rpc)
+          const beforeRpc = fake.requests.length
+          expect(yield* Effect.flip(rpc.searchRaw({ projects: ["es-alice"], body: lookup("es-bob") })), credential.name).toBeInstanceOf(Forbidden)
+          expect(yield* Effect.flip(rpc.searchRaw({ projects: ["es-bob"], body: {} })), credential.name).toBeInstanceOf(Forbidden)
+          expect(receivedSince(fake, beforeRpc), credential.name).toEqual([])
           // Granted indices, allow-listed endpoints and bodies naming only those indices reach the cluster.
           const before = fake.requests.length
           yield* proxy(credential, "POST", "es-alice/_search", lookup("es-alice"))

@@ -27,6 +27,9 @@ const requireGrantedIndices = (indices: ReadonlyArray<string>) =>
     if (refused !== undefined) return yield* new Forbidden({ message: `You don't have access to the index '${refused}'` })
   })
 
+/** 403 unless every index a request body names (`_mget` docs, terms lookups) is one of the caller's projects. */
+export const checkBodyIndices = (body: unknown) => requireGrantedIndices(indicesNamedIn(body))
+
 /**
  * The reference's access rules, tightened (issue 22): a path whose first segment is an index list of the caller's
  * projects, then one of the allow-listed endpoints and methods. Only continuations by id (scrolls, async search
@@ -81,7 +84,7 @@ const forward = (method: BackendRequest["method"]) =>
     } catch {
       return esError(parsingError("the source parameter is not valid JSON"))
     }
-    yield* requireGrantedIndices(indicesNamedIn([body._tag === "Json" ? body.value : null, sourceBody]))
+    yield* checkBodyIndices([body._tag === "Json" ? body.value : null, sourceBody])
     const backend = yield* SearchBackend
     const answer = yield* backend.handle({ method, path, query, body: method === "POST" && body._tag === "Json" ? body.value : undefined, interactive: true })
     return method === "HEAD" ? empty(answer.status) : json(answer.body, answer.status)
