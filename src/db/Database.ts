@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
+import { InteractiveFirst } from "./InteractiveFirst.ts"
 import { typeScriptWorker } from "../workers/WorkerPool.ts"
 import type { EmbeddedDatabaseWorkerData, EmbeddedDatabaseWorkerMessage } from "./EmbeddedDatabaseWorker.ts"
 
@@ -112,14 +113,15 @@ export const databaseLayer = (dataSourceUrl: string) => {
     return Layer.unwrapScoped(
       embedded(location).pipe(
         Effect.map(({ host, port }) =>
-          Layer.merge(
+          Layer.mergeAll(
             // One connection: PGlite has a single session, and the socket server interleaves the protocol messages
             // of several connections, so a transaction beginning or ending between another connection's Parse and
             // Bind made that statement fail or lose its write. Statements queue on the pool instead.
             // Waiting for that connection is the queue itself, so a long wait is no failure: an index task's statement
             // that waited behind searches and a scan for ten seconds ended the whole task.
             clientLayer({ host, port, database: "postgres", username: "postgres", maxConnections: 1, connectTimeout: "2 minutes" }, dataSourceUrl),
-            Layer.succeed(DatabaseInfo, { kind: "pglite", deliversNotifications: false })
+            Layer.succeed(DatabaseInfo, { kind: "pglite", deliversNotifications: false }),
+            InteractiveFirst.Default
           )
         )
       )

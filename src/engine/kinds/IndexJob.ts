@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Ref, Schema } from "effect"
 import { DatabaseInfo } from "../../db/Database.ts"
+import { InteractiveFirst } from "../../db/InteractiveFirst.ts"
 import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
 import type { Task } from "../../domain/task/Task.ts"
 import { IndexPayload, queueOf } from "../../domain/ingest/IngestOptions.ts"
@@ -111,6 +112,8 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const claimant = { taskId: context.taskId, attempt: context.attempt }
     const queueKey = { project: payload.project, queueName: queueOf(payload) }
     const budget = transactionBytes[(yield* DatabaseInfo).kind]
+    // Present on the embedded database: each write waits for the searches in progress (see InteractiveFirst).
+    const interactiveFirst = yield* Effect.serviceOption(InteractiveFirst)
     const extractOptions = { project: payload.project, ocr: payload.ocr, maxContentLength: payload.maxContentLength, language: payload.language }
     const done = yield* Ref.make(Option.getOrElse(context.checkpoint.saved, (): IndexCheckpoint => ({ files: 0, bytes: 0 })))
     // Checkpoints are saved in order, so that the last one committed is the largest.
@@ -134,6 +137,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
 
     const write = ({ files, documents, bytes }: Transaction) =>
       Effect.gen(function* () {
+        if (interactiveFirst._tag === "Some") yield* interactiveFirst.value.backgroundTurn
         yield* sql.withTransaction(
           Effect.gen(function* () {
             // The commit need not wait for the WAL flush: a crash can only lose whole batches, documents and queue

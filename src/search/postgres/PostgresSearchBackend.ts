@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Deferred, Effect, Exit, Fiber, Layer, Metric } from "effect"
 import { DatabaseInfo } from "../../db/Database.ts"
+import { InteractiveFirst } from "../../db/InteractiveFirst.ts"
 import { holdsNul } from "../../db/Nul.ts"
 import { type BackendRequest, type BackendResponse, SearchBackend } from "../SearchBackend.ts"
 import { type AdmissionOptions, makeAdmission } from "./Admission.ts"
@@ -80,6 +81,8 @@ export const makePostgresSearchBackend = (answerCacheBytes: number, options: Sea
     const layerScope = yield* Effect.scope
     const answers = makeAnswerCache(answerCacheBytes)
     const admit = yield* makeAdmission(options.admission ?? defaultAdmission(database._tag === "Some" ? database.value.kind : "postgres"))
+    // On the embedded database, index writes hold back while a person's search waits or runs (see InteractiveFirst).
+    const interactiveFirst = yield* Effect.serviceOption(InteractiveFirst)
 
     /**
      * The database work of a search: admitted (past the slots it waits or is refused, see Admission.ts), then given
@@ -88,7 +91,8 @@ export const makePostgresSearchBackend = (answerCacheBytes: number, options: Sea
      */
     const bounded = <A>(request: BackendRequest, timeoutMillis: number | undefined, work: Effect.Effect<A, SearchFailure>) => {
       const millis = timeoutMillis ?? options.defaultTimeoutMillis ?? defaultTimeoutMillis
-      return admit(Effect.timeoutFail(work, { duration: millis, onTimeout: () => searchTimedOut(millis) }), request.interactive === true)
+      const admitted = admit(Effect.timeoutFail(work, { duration: millis, onTimeout: () => searchTimedOut(millis) }), request.interactive === true)
+      return request.interactive === true && interactiveFirst._tag === "Some" ? interactiveFirst.value.interactive(admitted) : admitted
     }
 
     /**
