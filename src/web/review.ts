@@ -1,28 +1,8 @@
+import { adminSection, loadCatalogue, taskControls } from "./admin.ts"
 import { announce, getJson, sendJson } from "./api.ts"
-import { field, h, routeHref, uniqueId } from "./dom.ts"
+import { append, field, h, routeHref, uniqueId } from "./dom.ts"
+import { type Document, jsonApi, list, relationId, type Resource, reviewMe, text } from "./jsonApi.ts"
 import type { Page } from "./main.ts"
-
-const jsonApi = "application/vnd.api+json"
-
-interface Resource {
-  readonly type: string
-  readonly id: string
-  readonly attributes: Readonly<Record<string, unknown>>
-  readonly relationships?: Readonly<Record<string, { readonly data: { readonly type: string; readonly id: string } | ReadonlyArray<{ readonly id: string }> | null }>>
-}
-interface Document {
-  readonly data: Resource | ReadonlyArray<Resource>
-  readonly included?: ReadonlyArray<Resource>
-}
-
-const list = (document: Document | undefined | null) => (document === undefined || document === null ? [] : Array.isArray(document.data) ? document.data : [document.data as Resource])
-const relationId = (resource: Resource, name: string) => {
-  const data = resource.relationships?.[name]?.data
-  return data === null || data === undefined || Array.isArray(data) ? undefined : (data as { id: string }).id
-}
-const text = (value: unknown) => (value === null || value === undefined ? "" : String(value))
-
-const me = async () => (list(await getJson<Document>("/api/v1/users/me/"))[0]?.id ?? "")
 
 const roundProgress = async (taskId: string, userId: string) => {
   const statistics = list(await getJson<Document>(`/api/v1/task-user-statistics/?filter[task]=${taskId}&filter[checker]=${userId}`))
@@ -43,9 +23,16 @@ const roundProgress = async (taskId: string, userId: string) => {
   )
 }
 
-const taskList = async (main: HTMLElement) => {
-  const userId = await me()
+const me = async () => (await reviewMe()).id
+
+const taskList = async (main: HTMLElement): Promise<string> => {
+  const { id: userId, isStaff } = await reviewMe()
   const tasks = list(await getJson<Document>("/api/v1/tasks/?page[size]=100"))
+  // Staff see every task and its controls; after a change the whole list is read again.
+  const rerender = () => {
+    main.replaceChildren()
+    void taskList(main)
+  }
   const items = await Promise.all(
     tasks.map(async (task) =>
       h(
@@ -53,11 +40,16 @@ const taskList = async (main: HTMLElement) => {
         { class: "card" },
         h("h2", {}, h("a", { href: routeHref(["review", task.id]) }, text(task.attributes.name))),
         h("p", {}, text(task.attributes.description)),
-        await roundProgress(task.id, userId)
+        await roundProgress(task.id, userId),
+        isStaff ? taskControls(task, rerender) : null
       )
     )
   )
-  main.append(h("h1", {}, "Review"), items.length === 0 ? h("p", { class: "muted" }, "No review tasks are assigned to you.") : h("ul", { class: "plain task-cards" }, ...items))
+  append(main, [
+    h("h1", {}, "Review"),
+    items.length === 0 ? h("p", { class: "muted" }, "No review tasks are assigned to you.") : h("ul", { class: "plain task-cards" }, ...items),
+    isStaff ? adminSection(await loadCatalogue(), rerender) : null
+  ])
   return "Review"
 }
 
