@@ -1,6 +1,9 @@
 import { announce, call, downloadLink, getJson, sendJson } from "./api.ts"
 import { append, field, h, later, repeatWhile, routeHref } from "./dom.ts"
+import { loadCatalogue } from "./admin.ts"
+import { reviewMe } from "./jsonApi.ts"
 import type { Page } from "./main.ts"
+import { sendToReviewForm } from "./sendToReview.ts"
 import type { Session } from "./session.ts"
 
 interface BatchSearch {
@@ -198,6 +201,9 @@ const detailPage = async (main: HTMLElement, uuid: string) => {
     }, 1000)
   }
   const queries = Object.entries(batch.queries ?? {})
+  // Staff may send a finished search's hits to review; the API refuses everyone else.
+  const canSend = batch.state === "SUCCESS" && (await reviewMe()).isStaff
+  const sendForm = canSend ? sendToReviewForm(uuid, batch.name, queries.map(([query]) => query), await loadCatalogue()) : null
   append(main, [
     h("p", { class: "breadcrumb" }, h("a", { href: routeHref(["batch"]) }, "← All batch searches")),
     h("h1", {}, batch.name),
@@ -215,6 +221,7 @@ const detailPage = async (main: HTMLElement, uuid: string) => {
       h("h2", { id: "queries-title" }, "Queries"),
       h("ul", { class: "plain query-list" }, ...queries.map(([query, count]) => h("li", {}, h("code", {}, query), ` ${count} result${count === 1 ? "" : "s"}`)))
     ),
+    sendForm,
     resultsTable(uuid, batch.nbResults)
   ])
   return batch.name
