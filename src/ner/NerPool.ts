@@ -1,8 +1,7 @@
-import { createRequire } from "node:module"
 import * as os from "node:os"
-import { pathToFileURL } from "node:url"
-import { Worker } from "node:worker_threads"
+import type { Worker } from "node:worker_threads"
 import { Array as Arr, Effect, Exit, Schema } from "effect"
+import { typeScriptWorker } from "../workers/WorkerPool.ts"
 import type { NerWorkerReply, NerWorkerRequest } from "./NerWorker.ts"
 import { annotateDocument } from "./Annotate.ts"
 import type { Annotation, DocumentFields, NerPipeline } from "./Pipeline.ts"
@@ -13,15 +12,6 @@ export class NerWorkerFailed extends Schema.TaggedError<NerWorkerFailed>()("NerW
     return `named-entity analysis failed: ${this.reason}`
   }
 }
-
-/**
- * The worker's bootstrap: tsx's `tsImport` loads the TypeScript entry, the way that works in a worker thread both under
- * `node --import tsx` and under vitest (loader hooks given by `--import` do not reach workers on Node 20).
- */
-// require() resolves the CommonJS build of the API; its ES module build sits beside it.
-const tsxApi = createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")
-const workerEntry = new URL("./NerWorker.ts", import.meta.url).href
-const workerBootstrap = `import(${JSON.stringify(pathToFileURL(tsxApi).href)}).then(({ tsImport }) => tsImport(${JSON.stringify(workerEntry)}, ${JSON.stringify(workerEntry)}))`
 
 /** One worker a core: the pipelines are CPU work, and the main thread mostly waits on the database meanwhile. */
 const poolSize = os.availableParallelism()
@@ -41,7 +31,7 @@ export class NerPool extends Effect.Service<NerPool>()("quarry/NerPool", {
     yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([...live].map((worker) => worker.terminate()))))
 
     const spawn = () => {
-      const worker = new Worker(workerBootstrap, { eval: true, execArgv: [] })
+      const worker = typeScriptWorker(new URL("./NerWorker.ts", import.meta.url))
       live.add(worker)
       worker.once("exit", () => live.delete(worker))
       return worker
