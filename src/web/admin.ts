@@ -24,7 +24,7 @@ export const resourceSelect = (name: string, resources: ReadonlyArray<Resource>,
   h("select", { name, multiple, required: !multiple }, ...resources.map((resource) => h("option", { value: resource.id }, label(resource))))
 
 export const named = (resource: Resource) => text(resource.attributes.name)
-export const userLabel = (user: Resource) => text(user.attributes.name) || text(user.attributes.login) || `User ${user.id}`
+export const userLabel = (user: Resource) => text(user.attributes.username) || `User ${user.id}`
 
 export const selectedValues = (select: HTMLSelectElement) => [...select.selectedOptions].map((option) => option.value)
 
