@@ -14,7 +14,7 @@ export const helpText = () => {
 
 Commands:
   serve                          run the HTTP server (the default command)
-  --mode CLI --stages SCAN,INDEX [--dataDir d] [--defaultProject p]
+  (no command) --mode CLI --stages SCAN,INDEX [--dataDir d] [--defaultProject p]
                                  scan the data folder and index it, with a progress bar, then exit (no server)
   user add <login> --password <pw> [--email e] [--name n] [--projects a,b] [--admin]
                                  create or update a user of SERVER mode
