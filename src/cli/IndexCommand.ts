@@ -134,9 +134,10 @@ export const runIndexCommand = (extraWords: ReadonlyArray<string>, cliOptions: R
           const index = current.find((task) => task.kind === IndexJob.name)
           const scan = current.find((task) => task.kind === ScanJob.name)
           const rate = index === undefined ? undefined : indexRateOf(index, new Date())
-          if (rate !== undefined) {
-            const scanning = scan !== undefined && !isFinished(scan.state)
-            yield* output.show({ rate, total: rate.files + (yield* queue.remaining(queueKey)), scanning })
+          const total = rate === undefined ? 0 : rate.files + (yield* queue.remaining(queueKey))
+          // Nothing to show before the scan has queued a first file.
+          if (rate !== undefined && total > 0) {
+            yield* output.show({ rate, total, scanning: scan !== undefined && !isFinished(scan.state) })
           }
           if (current.every((task) => isFinished(task.state))) return yield* Effect.forEach(current, finishedOrFailed)
           yield* Effect.sleep(output.interval)
