@@ -113,7 +113,8 @@ export const runIndexCommand = (extraWords: ReadonlyArray<string>, cliOptions: R
     if (stages.includes("SCAN") && !fs.statSync(directory, { throwIfNoEntry: false })?.isDirectory()) {
       return yield* failure(`the data folder ${directory} does not exist or is not a folder (--dataDir)`)
     }
-    const scanPayload = yield* scanPayloadOf(directory, settings.defaultProject, settings.values)
+    // Followed links stay in the data folder, as they do for an administrator's scan on the server.
+    const scanPayload = { ...(yield* scanPayloadOf(directory, settings.defaultProject, settings.values)), boundary: fs.realpathSync(directory) }
     const indexPayload = yield* indexPayloadOf(settings.values, { project: settings.defaultProject, parallelism: settings.parallelism })
 
     return yield* Effect.gen(function* () {
