@@ -3,6 +3,7 @@ import { announce, getJson, sendJson } from "./api.ts"
 import { append, field, h, routeHref, uniqueId } from "./dom.ts"
 import { type Document, jsonApi, list, relationId, type Resource, reviewMe, text } from "./jsonApi.ts"
 import type { Page } from "./main.ts"
+import { statisticsPage } from "./statistics.ts"
 
 const roundProgress = async (taskId: string, userId: string) => {
   const statistics = list(await getJson<Document>(`/api/v1/task-user-statistics/?filter[task]=${taskId}&filter[checker]=${userId}`))
@@ -41,6 +42,7 @@ const taskList = async (main: HTMLElement): Promise<string> => {
         h("h2", {}, h("a", { href: routeHref(["review", task.id]) }, text(task.attributes.name))),
         h("p", {}, text(task.attributes.description)),
         await roundProgress(task.id, userId),
+        h("p", {}, h("a", { href: routeHref(["review", task.id, "statistics"]) }, `Statistics of ${text(task.attributes.name)}`)),
         isStaff ? taskControls(task, rerender) : null
       )
     )
@@ -183,6 +185,7 @@ const queue = async (main: HTMLElement, taskId: string, focusReview?: string) =>
     h("p", { class: "breadcrumb" }, h("a", { href: routeHref(["review"]) }, "← All review tasks")),
     h("h1", {}, text(taskResource.attributes.name)),
     await roundProgress(taskId, userId),
+    h("p", {}, h("a", { href: routeHref(["review", taskId, "statistics"]) }, "Statistics and charts")),
     h("p", { class: "hint", id: "review-keys" }, `Focus a record, then press ${[...shortcuts, "↑/↓ or k/j: previous or next record"].join("; ")}.`),
     items
   )
@@ -191,6 +194,7 @@ const queue = async (main: HTMLElement, taskId: string, focusReview?: string) =>
 }
 
 export const reviewPage: Page = (main, _session, route) => {
-  const [taskId] = route.parts
-  return taskId === undefined || taskId === "" ? taskList(main) : queue(main, taskId)
+  const [taskId, view] = route.parts
+  if (taskId === undefined || taskId === "") return taskList(main)
+  return view === "statistics" ? statisticsPage(main, taskId) : queue(main, taskId)
 }

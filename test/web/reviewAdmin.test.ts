@@ -101,7 +101,7 @@ describe.skipIf(!chromiumFound)(title, () => {
             await taskForm.getByLabel("Rounds").fill("2")
             await taskForm.getByLabel("Priority").fill("3")
             await taskForm.getByRole("button", { name: "Create the task" }).click()
-            await page().getByRole("link", { name: "Ship names" }).waitFor()
+            await page().getByRole("link", { name: "Ship names", exact: true }).waitFor()
 
             const importForm = page().getByRole("form", { name: "Import records from CSV" })
             await importForm.getByLabel("Into the task").selectOption({ label: "Ship names" })
@@ -119,7 +119,7 @@ describe.skipIf(!chromiumFound)(title, () => {
             await checkPage("review-admin-imported")
 
             // The task's status is edited from its card.
-            const card = page().locator(".card", { has: page().getByRole("link", { name: "Ship names" }) })
+            const card = page().locator(".card", { has: page().getByRole("link", { name: "Ship names", exact: true }) })
             await card.getByText("Manage this task").click()
             await card.getByRole("form", { name: "Edit Ship names" }).getByLabel("Status").selectOption("LOCKED")
             await card.getByRole("button", { name: "Save the task" }).click()
@@ -164,7 +164,25 @@ describe.skipIf(!chromiumFound)(title, () => {
             }
 
             await page().goto(`${url}/#/review`)
-            const card = page().locator(".card", { has: page().getByRole("link", { name: "Ferries" }) })
+            await page().getByRole("link", { name: "Statistics of Ferries" }).click()
+            const progress = page().getByRole("figure", { name: "Progress per round and checker" })
+            await progress.getByText("2 of 2 reviews done (100 %).").waitFor()
+            const choices = page().getByRole("figure", { name: "Choices made" })
+            await choices.getByText("Confirmed: 2, Rejected: 0.").waitFor()
+            expect(await choices.locator("tbody tr").first().textContent()).toBe("Confirmed2")
+            await page().getByRole("figure", { name: "Disagreements" }).getByText("0 of 2 reviewed records (0 %) have checkers who disagree.").waitFor()
+            expect(await page().getByRole("figure", { name: "Review activity per day" }).locator(".chart-summary").textContent()).toMatch(/^\d+ actions? over 1 day/)
+            // Each chart drew something: its canvas has painted pixels, and its accessible name is the summary.
+            for (const canvas of await page().locator(".chart canvas").all()) {
+              expect(await canvas.evaluate((element) => (element as HTMLCanvasElement).toDataURL().length)).toBeGreaterThan(2000)
+            }
+            expect(await progress.getByRole("img").getAttribute("aria-label")).toBe("Progress per round and checker. 2 of 2 reviews done (100 %).")
+            await progress.getByText("The numbers as a table").click()
+            await progress.getByRole("table").waitFor()
+            await checkPage("review-statistics")
+
+            await page().goto(`${url}/#/review`)
+            const card = page().locator(".card", { has: page().getByRole("link", { name: "Ferries", exact: true }) })
             await card.getByText("Manage this task").click()
             const tagForm = card.getByRole("form", { name: "Tag confirmed documents of Ferries" })
             await tagForm.getByLabel("Tag").fill("ferry-confirmed")

@@ -151,7 +151,7 @@ describe.skipIf(!chromiumFound)(title, () => {
     it.effect("reviews three records with the keyboard shortcuts of the choices", () =>
       step(async () => {
         await page().goto(`${url}/#/review`)
-        await page().getByRole("link", { name: "Company addresses" }).click()
+        await page().getByRole("link", { name: "Company addresses", exact: true }).click()
         await page().getByText("Round 1: 0 of 3 reviewed").waitFor()
         await page().locator("[data-review]").first().focus()
         for (const key of ["c", "w", "c"]) {
