@@ -174,7 +174,7 @@ describe.skipIf(!chromiumFound)(title, () => {
             expect(await page().getByRole("figure", { name: "Review activity per day" }).locator(".chart-summary").textContent()).toMatch(/^\d+ actions? over 1 day/)
             // Each chart drew something: its canvas has painted pixels, and its accessible name is the summary.
             for (const canvas of await page().locator(".chart canvas").all()) {
-              expect(await canvas.evaluate((element) => (element as HTMLCanvasElement).toDataURL().length)).toBeGreaterThan(2000)
+              expect(await canvas.evaluate((element) => (element as unknown as { toDataURL: () => string }).toDataURL().length)).toBeGreaterThan(2000)
             }
             expect(await progress.getByRole("img").getAttribute("aria-label")).toBe("Progress per round and checker. 2 of 2 reviews done (100 %).")
             await progress.getByText("The numbers as a table").click()
