@@ -19,16 +19,35 @@ interface Located {
 const documentsUrl = ({ project, id, routing }: Located, endpoint: string, query: Readonly<Record<string, string>> = {}) =>
   `/api/${encodeURIComponent(project)}/documents/${endpoint}/${encodeURIComponent(id)}?${new URLSearchParams({ routing, ...query }).toString()}`
 
-/** The text with every occurrence (character offsets from searchContent) in a `<mark>`. */
-const markedText = (content: string, offsets: ReadonlyArray<number>, length: number) => {
+interface Occurrence {
+  readonly offset: number
+  readonly length: number
+}
+
+/** The text with every occurrence (character offsets from searchContent) in a `<mark>`, numbered in text order. */
+const markedText = (content: string, occurrences: ReadonlyArray<Occurrence>) => {
   const nodes: Array<Node> = []
   let position = 0
-  offsets.forEach((offset, index) => {
+  occurrences.forEach(({ offset, length }, index) => {
     nodes.push(document.createTextNode(content.slice(position, offset)), h("mark", { id: `match-${index}` }, content.slice(offset, offset + length)))
     position = offset + length
   })
   nodes.push(document.createTextNode(content.slice(position)))
   return nodes
+}
+
+/** The words of a query, each once: the document is searched for each of them rather than for the whole phrase. */
+const wordsOf = (query: string) => [...new Set(query.split(/\s+/).filter((word) => word !== ""))]
+
+/** Occurrences of several words in text order; where two overlap, the first one is kept. */
+const inTextOrder = (found: ReadonlyArray<Occurrence>) => {
+  const sorted = [...found].sort((a, b) => a.offset - b.offset || b.length - a.length)
+  const kept: Array<Occurrence> = []
+  for (const occurrence of sorted) {
+    const last = kept[kept.length - 1]
+    if (last === undefined || occurrence.offset >= last.offset + last.length) kept.push(occurrence)
+  }
+  return kept
 }
 
 /** The document's text, searchable in place: occurrences are marked and stepped through with Previous and Next. */
@@ -48,11 +67,25 @@ const textSection = async (located: Located, initialQuery: string) => {
   }
   const find = async (query: string) => {
     current = -1
-    const found = query.trim() === "" ? undefined : await getJson<{ offsets: ReadonlyArray<number> }>(documentsUrl(located, "searchContent", { query }))
-    const offsets = found?.offsets ?? []
-    count = offsets.length
-    text.replaceChildren(...markedText(content, offsets, query.length))
-    counter.textContent = query.trim() === "" ? "" : count === 0 ? `No occurrence of “${query}”` : `${count} occurrence${count === 1 ? "" : "s"} of “${query}”`
+    const words = wordsOf(query)
+    const perWord = await Promise.all(
+      words.map(async (word) => {
+        const found = await getJson<{ offsets: ReadonlyArray<number> }>(documentsUrl(located, "searchContent", { query: word }))
+        return (found?.offsets ?? []).map((offset) => ({ offset, length: word.length }))
+      })
+    )
+    const occurrences = inTextOrder(perWord.flat())
+    count = occurrences.length
+    text.replaceChildren(...markedText(content, occurrences))
+    const quoted = words.map((word) => `“${word}”`)
+    counter.textContent =
+      words.length === 0
+        ? ""
+        : count === 0
+          ? `No occurrence of ${quoted.join(" or ")}`
+          : words.length === 1
+            ? `${count} occurrence${count === 1 ? "" : "s"} of ${quoted[0]}`
+            : `${count} occurrence${count === 1 ? "" : "s"}: ${words.map((_, index) => `${perWord[index]!.length} of ${quoted[index]}`).join(", ")}`
   }
   const input = h("input", { type: "search", value: initialQuery })
   const form = h(
@@ -66,7 +99,7 @@ const textSection = async (located: Located, initialQuery: string) => {
         void find(input.value)
       }
     },
-    field("Find in this document", input),
+    field("Find in this document", input, "Each word is searched for and highlighted."),
     h("button", { type: "submit" }, "Find"),
     h("button", { type: "button", onclick: () => count > 0 && show(current - 1) }, "Previous"),
     h("button", { type: "button", onclick: () => count > 0 && show(current + 1) }, "Next")

@@ -87,6 +87,11 @@ describe.skipIf(!chromiumFound)(title, () => {
         await page().getByLabel("Find in this document").fill("Zürich")
         await page().getByRole("button", { name: "Find", exact: true }).click()
         await page().locator(".count-line", { hasText: "1 occurrence of “Zürich”" }).waitFor()
+        // Each word is searched for, not the phrase: both words are marked.
+        await page().getByLabel("Find in this document").fill("offshore Zürich")
+        await page().getByRole("button", { name: "Find", exact: true }).click()
+        await page().locator(".count-line", { hasText: /occurrences: \d+ of “offshore”, 1 of “Zürich”/ }).waitFor()
+        expect(await page().locator(".document-text mark").allTextContents()).toEqual(expect.arrayContaining(["offshore", "Zürich"]))
         await page().getByRole("button", { name: "☆ Star" }).click()
         await page().getByRole("button", { name: "★ Starred" }).waitFor()
         await page().getByLabel("New tag").fill("evidence")
