@@ -23,32 +23,24 @@ export interface ChartSpec {
 
 /**
  * A chart with its text alternatives: the canvas is an image named by the summary, and the same numbers are in a
- * table under it (folded, so that the chart stays in view).
+ * table under it (folded, so that the chart stays in view). `update` redraws it with new numbers, for live charts.
  */
 export const chartFigure = (spec: ChartSpec) => {
   const captionId = uniqueId("chart")
-  const canvas = h("canvas", { role: "img", "aria-label": `${spec.title}. ${spec.summary}` })
-  const table = h(
-    "table",
-    {},
-    h("caption", { class: "visually-hidden" }, spec.title),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), ...spec.series.map((series) => h("th", { scope: "col" }, series.label)))),
-    h("tbody", {}, ...spec.labels.map((label, index) => h("tr", {}, h("th", { scope: "row" }, label), ...spec.series.map((series) => h("td", {}, series.values[index] ?? 0)))))
-  )
+  const canvas = h("canvas", { role: "img" })
+  const summary = h("p", { class: "chart-summary" })
+  const table = h("table", {})
   const figure = h(
     "figure",
     { class: "chart card", "aria-labelledby": captionId },
     h("figcaption", { id: captionId }, spec.title),
-    h("p", { class: "chart-summary" }, spec.summary),
+    summary,
     h("div", { class: "chart-box" }, canvas),
     h("details", {}, h("summary", {}, "The numbers as a table"), h("div", { class: "table-wrap" }, table))
   )
-  new Chart(canvas, {
+  const chart = new Chart<"bar" | "line", Array<number>, string>(canvas, {
     type: spec.kind,
-    data: {
-      labels: [...spec.labels],
-      datasets: spec.series.map((series) => ({ label: series.label, data: [...series.values], backgroundColor: series.color, borderColor: series.color }))
-    },
+    data: { labels: [], datasets: [] },
     options: {
       // The box's CSS height sets the chart's size, so that it fits a narrow screen too.
       maintainAspectRatio: false,
@@ -56,5 +48,18 @@ export const chartFigure = (spec: ChartSpec) => {
       scales: { x: { stacked: spec.stacked === true }, y: { stacked: spec.stacked === true, beginAtZero: true, ticks: { precision: 0 } } }
     }
   })
-  return figure
+  const update = (next: ChartSpec) => {
+    canvas.setAttribute("aria-label", `${next.title}. ${next.summary}`)
+    summary.textContent = next.summary
+    table.replaceChildren(
+      h("caption", { class: "visually-hidden" }, next.title),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), ...next.series.map((series) => h("th", { scope: "col" }, series.label)))),
+      h("tbody", {}, ...next.labels.map((label, index) => h("tr", {}, h("th", { scope: "row" }, label), ...next.series.map((series) => h("td", {}, series.values[index] ?? 0)))))
+    )
+    chart.data.labels = [...next.labels]
+    chart.data.datasets = next.series.map((series) => ({ label: series.label, data: [...series.values], backgroundColor: series.color, borderColor: series.color }))
+    chart.update()
+  }
+  update(spec)
+  return { figure, update }
 }

@@ -44,7 +44,7 @@ const progressChart = async (taskId: string) => {
       { label: "Pending", values: rows.map((row) => row.pendingCount), color: pending }
     ],
     summary: `${doneTotal} of ${plural(total, "review")} done (${percent(doneTotal, total)} %).`
-  })
+  }).figure
 }
 
 const choicesChart = async (taskId: string, choices: ReadonlyArray<Resource>) => {
@@ -61,7 +61,7 @@ const choicesChart = async (taskId: string, choices: ReadonlyArray<Resource>) =>
     labels: choices.map((choice) => text(choice.attributes.name)),
     series: [{ label: "Reviews", values, color: accent }],
     summary: choices.length === 0 ? "The task has no choices." : `${choices.map((choice, index) => `${text(choice.attributes.name)}: ${values[index]}`).join(", ")}.`
-  })
+  }).figure
 }
 
 const disagreementChart = async (taskId: string) => {
@@ -78,7 +78,7 @@ const disagreementChart = async (taskId: string) => {
       { label: "Checkers disagree", values: [disagreeing], color: "#b3261e" }
     ],
     summary: `${disagreeing} of ${plural(reviewed, "reviewed record")} (${percent(disagreeing, reviewed)} %) have checkers who disagree.`
-  })
+  }).figure
 }
 
 const activityChart = async (taskId: string) => {
@@ -99,7 +99,7 @@ const activityChart = async (taskId: string) => {
     labels: days,
     series: [{ label: "Actions", values, color: accent }],
     summary: days.length === 0 ? "No review activity yet." : `${plural(total, "action")} over ${plural(days.length, "day")}, from ${days[0]} to ${days[days.length - 1]}.`
-  })
+  }).figure
 }
 
 export const statisticsPage = async (main: HTMLElement, taskId: string) => {

@@ -1,4 +1,5 @@
 import { announce, call, getJson, pathOf, sendJson } from "./api.ts"
+import { chartFigure, type ChartSpec } from "./charts.ts"
 import { basename, field, h, repeatWhile } from "./dom.ts"
 import type { Page } from "./main.ts"
 import type { Session } from "./session.ts"
@@ -8,6 +9,8 @@ interface Task {
   readonly state: string
   readonly progress: number | "NaN"
   readonly result?: unknown
+  /** Index tasks only, once started: files taken so far and the rate since the task started. */
+  readonly rate?: { readonly files: number; readonly filesPerSecond: number }
 }
 
 interface TreeEntry {
@@ -117,11 +120,60 @@ const taskRow = (task: Task, onChange: () => void) => {
   )
 }
 
+interface RateSample {
+  readonly seconds: number
+  readonly filesPerSecond: number
+  readonly files: number
+}
+
+const rateSpec = (label: string, samples: ReadonlyArray<RateSample>): ChartSpec => {
+  const last = samples[samples.length - 1]
+  return {
+    title: "Indexing rate",
+    kind: "line",
+    labels: samples.map((sample) => `${sample.seconds} s`),
+    series: [{ label: "Files per second", values: samples.map((sample) => Math.round(sample.filesPerSecond * 10) / 10), color: "#1f5fbf" }],
+    summary:
+      last === undefined
+        ? "No index task has run since this page was opened."
+        : `${label}: ${last.files} files at ${last.filesPerSecond.toFixed(1)} files/s after ${last.seconds} s.`
+  }
+}
+
+/**
+ * The rate of the index task seen running, sampled at each poll of the task list: the server gives only the rate
+ * since the task started, so the curve over time is drawn from what this page saw.
+ */
+const indexRate = () => {
+  const { figure, update } = chartFigure(rateSpec("", []))
+  let watched: string | undefined
+  let started = 0
+  const samples: Array<RateSample> = []
+  const seenRunning = new Set<string>()
+  const sample = (tasks: ReadonlyArray<Task>) => {
+    const indexTasks = tasks.filter((task) => task.name.includes("IndexTask"))
+    for (const task of indexTasks) if (task.state === "RUNNING") seenRunning.add(task.name)
+    // The running index task; else the one last seen running, whose final rate closes its curve.
+    const task = indexTasks.find((one) => one.state === "RUNNING") ?? indexTasks.find((one) => one.name === watched) ?? indexTasks.find((one) => seenRunning.has(one.name))
+    if (task?.rate === undefined) return
+    if (task.name !== watched) {
+      watched = task.name
+      started = Date.now()
+      samples.length = 0
+    } else if (task.state !== "RUNNING" && samples.length > 0 && samples[samples.length - 1]!.files === task.rate.files) return
+    samples.push({ seconds: Math.round((Date.now() - started) / 100) / 10, filesPerSecond: task.rate.filesPerSecond, files: task.rate.files })
+    update(rateSpec(taskLabel(task.name), samples))
+  }
+  return { figure, sample }
+}
+
 export const tasksPage: Page = async (main, session) => {
   const list = h("ol", { class: "plain task-list", "aria-label": "Tasks" })
+  const rate = indexRate()
   const refresh = async () => {
     const tasks = (await getJson<ReadonlyArray<Task>>("/api/task/all")) ?? []
     list.replaceChildren(...(tasks.length === 0 ? [h("li", { class: "muted" }, "No tasks.")] : tasks.map((task) => taskRow(task, () => void refresh()))))
+    rate.sample(tasks)
     return tasks.some((task) => task.state === "RUNNING")
   }
   // One polling loop at a time, running while some task runs.
@@ -161,7 +213,8 @@ export const tasksPage: Page = async (main, session) => {
         ),
         list
       )
-    )
+    ),
+    rate.figure
   )
   watch()
   return "Tasks"

@@ -164,6 +164,9 @@ describe.skipIf(!chromiumFound)(title, () => {
             }
 
             await page().goto(`${url}/#/review`)
+            // Chart.js must draw under the page's Content-Security-Policy: the browser reports any refusal on the console.
+            const refusals: Array<string> = []
+            page().on("console", (message) => message.text().includes("Content Security Policy") && refusals.push(message.text()))
             await page().getByRole("link", { name: "Statistics of Ferries" }).click()
             const progress = page().getByRole("figure", { name: "Progress per round and checker" })
             await progress.getByText("2 of 2 reviews done (100 %).").waitFor()
@@ -180,6 +183,7 @@ describe.skipIf(!chromiumFound)(title, () => {
             await progress.getByText("The numbers as a table").click()
             await progress.getByRole("table").waitFor()
             await checkPage("review-statistics")
+            expect(refusals).toEqual([])
 
             await page().goto(`${url}/#/review`)
             const card = page().locator(".card", { has: page().getByRole("link", { name: "Ferries", exact: true }) })

@@ -57,6 +57,10 @@ describe.skipIf(!chromiumFound)(title, () => {
             await indexTask.filter({ hasText: "DONE" }).waitFor({ timeout: 60_000 })
             expect(await indexTask.locator(".percent").textContent()).toBe("100 %")
             expect(await indexTask.locator("progress").getAttribute("value")).toBe("100")
+            // The rate seen while the task ran, as a chart whose summary and table say the same.
+            const rate = page().getByRole("figure", { name: "Indexing rate" })
+            await rate.locator(".chart-summary", { hasText: /^Index \w+: \d+ files at [\d.]+ files\/s after [\d.]+ s\.$/ }).waitFor()
+            expect(await rate.locator("tbody tr").count()).toBeGreaterThan(0)
             await page().getByLabel("Named-entity pipeline").selectOption("EMAIL")
             await page().getByRole("button", { name: "Find named entities" }).click()
             await page().locator(".task", { hasText: "NlpApp" }).filter({ hasText: "DONE" }).waitFor({ timeout: 60_000 })
