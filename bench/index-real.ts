@@ -254,13 +254,23 @@ const profileSplit = (dir: string) => {
   const main = files.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]
   if (main === undefined) return undefined
   const profile = JSON.parse(fs.readFileSync(main, "utf8")) as Profile
-  const category = new Map(profile.nodes.map((node) => [node.id, categoryOf(node.callFrame)]))
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
   const seconds: Record<string, number> = {}
+  // What "other" holds, by package or source file, so that the next fix can be aimed.
+  const others: Record<string, number> = {}
   profile.samples.forEach((id, i) => {
-    const name = category.get(id) ?? "other"
-    seconds[name] = (seconds[name] ?? 0) + (profile.timeDeltas[i] ?? 0) / 1e6
+    const frame = nodes.get(id)
+    const name = frame === undefined ? "other" : categoryOf(frame)
+    const delta = (profile.timeDeltas[i] ?? 0) / 1e6
+    seconds[name] = (seconds[name] ?? 0) + delta
+    if (name === "other") {
+      const source = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame?.url ?? "")?.[1] ?? path.basename(frame?.url ?? "") ?? ""
+      const key = source === "" ? frame?.functionName || "(anonymous)" : source
+      others[key] = (others[key] ?? 0) + delta
+    }
   })
-  return Object.fromEntries(Object.entries(seconds).map(([name, value]) => [`${name}Seconds`, round(value, 2)]))
+  const topOthers = Object.entries(others).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([source, value]) => `${source} ${round(value, 1)}`)
+  return { ...Object.fromEntries(Object.entries(seconds).map(([name, value]) => [`${name}Seconds`, round(value, 2)])), otherTop: topOthers.join(", ") }
 }
 
 // ---- The run ----
