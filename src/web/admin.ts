@@ -140,14 +140,19 @@ const taskForm = (catalogue: Catalogue, onChange: () => void) =>
       field("Checkers", resourceSelect("checkers", catalogue.users, userLabel, true), "Hold Ctrl (or ⌘) to pick several."),
       field("Rounds", input("rounds", { type: "number", min: 1, value: 1 })),
       field("Priority", input("priority", { type: "number", min: 1, value: 1 })),
-      field("Status", statusSelect())
+      field("Status", statusSelect()),
+      field(
+        "Template",
+        h("select", { name: "templateType" }, ...[["TEXT", "Text"], ["MEDIA", "Media (image or video)"], ["IFRAME", "Embedded page"]].map(([type, label]) => h("option", { value: type }, label))),
+        "How a record is shown to the checkers."
+      )
     ],
     "Create the task",
     async (form) => {
       const created = await createResource(
         "tasks",
         "Task",
-        { name: value(form, "name"), description: value(form, "description"), status: value(form, "status"), ...optionalNumber(form, "rounds"), ...optionalNumber(form, "priority") },
+        { name: value(form, "name"), description: value(form, "description"), status: value(form, "status"), templateType: value(form, "templateType"), ...optionalNumber(form, "rounds"), ...optionalNumber(form, "priority") },
         { project: ["Project", value(form, "project")], choiceGroup: ["ChoiceGroup", value(form, "choiceGroup")], checkers: ["User", chosen(form, "checkers")] }
       )
       if (created === undefined) return false

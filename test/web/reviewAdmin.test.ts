@@ -100,6 +100,7 @@ describe.skipIf(!chromiumFound)(title, () => {
             await taskForm.getByLabel("Checkers").selectOption({ index: 0 })
             await taskForm.getByLabel("Rounds").fill("2")
             await taskForm.getByLabel("Priority").fill("3")
+            await taskForm.getByLabel("Template").selectOption({ label: "Media (image or video)" })
             await taskForm.getByRole("button", { name: "Create the task" }).click()
             await page().getByRole("link", { name: "Ship names", exact: true }).waitFor()
 
@@ -126,10 +127,10 @@ describe.skipIf(!chromiumFound)(title, () => {
             await page().getByRole("status").getByText("Task “Ship names” saved.").waitFor()
           })
           const tasks = yield* step(async () => (await (await fetch(`${url}/api/v1/tasks/?include=choiceGroup.choices`)).json()) as {
-            data: ReadonlyArray<{ attributes: { name: string; rounds: number; priority: number; status: string } }>
+            data: ReadonlyArray<{ attributes: { name: string; rounds: number; priority: number; status: string; templateType: string } }>
             included: ReadonlyArray<{ type: string; attributes: { name: string; shortkeys: string } }>
           })
-          expect(tasks.data.map((task) => task.attributes)).toEqual([expect.objectContaining({ name: "Ship names", rounds: 2, priority: 3, status: "LOCKED" })])
+          expect(tasks.data.map((task) => task.attributes)).toEqual([expect.objectContaining({ name: "Ship names", rounds: 2, priority: 3, status: "LOCKED", templateType: "MEDIA" })])
           expect(tasks.included.filter((one) => one.type === "Choice").map((choice) => [choice.attributes.name, choice.attributes.shortkeys])).toEqual([["Confirmed", "y"], ["Rejected", "n"]])
         }),
       60_000

@@ -198,7 +198,9 @@ describe.skipIf(!chromiumFound)(title, () => {
           ["document", documentHref!, ".document-text"],
           ["batch-searches", "#/batch", "table"],
           ["tasks", "#/tasks", ".task"],
-          ["review", `#/review/${review!.task}`, "[data-review]"]
+          ["review", `#/review/${review!.task}`, "[data-review]"],
+          ["review-admin", "#/review", ".admin .admin-form"],
+          ["review-statistics", `#/review/${review!.task}/statistics`, ".chart canvas"]
         ]
         for (const [name, hash, ready] of pages) {
           await page().goto(`${url}/${hash}`)
