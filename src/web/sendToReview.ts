@@ -24,6 +24,7 @@ export const sendToReviewForm = (batchSearch: string, batchName: string, queries
     for (const select of [project, choiceGroup]) select.required = intoNew.checked
     existingTask.required = !intoNew.checked
   }
+  showTarget()
   const queryBoxes = queries.map((query) => h("input", { type: "checkbox", name: "queries", value: query, checked: true }))
   const hitsPerQuery = h("input", { name: "maxHitsPerQuery", type: "number", min: 1 })
   const skipReviewed = h("input", { name: "skipReviewed", type: "checkbox", checked: true })
@@ -44,6 +45,11 @@ export const sendToReviewForm = (batchSearch: string, batchName: string, queries
     const answer = await createResource("tasks/from-batch-search", "Task", attributes, relations, creating ? undefined : existingTask.value)
     if (answer === undefined) return
     const task = list(answer)[0]
+    // A task made here can take the next hits too.
+    if (creating && task !== undefined) {
+      existingTask.append(h("option", { value: task.id }, text(task.attributes.name)))
+      intoExisting.disabled = false
+    }
     const { records = 0, skipped = 0 } = (answer.meta ?? {}) as { records?: number; skipped?: number }
     result.replaceChildren(
       `${records} record${records === 1 ? "" : "s"} made, ${skipped} skipped. `,

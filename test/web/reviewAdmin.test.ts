@@ -154,6 +154,12 @@ describe.skipIf(!chromiumFound)(title, () => {
             await checkPage("batch-send-to-review")
             await form.getByRole("button", { name: "Send to review" }).click()
             await form.getByText("2 records made, 0 skipped.").waitFor()
+            // Sent again into the same task, the hits already there are skipped.
+            await form.getByRole("radio", { name: "An existing task" }).check()
+            expect(await form.getByLabel("Task name").isVisible()).toBe(false)
+            await form.getByLabel("Existing task", { exact: true }).selectOption({ label: "Ferries" })
+            await form.getByRole("button", { name: "Send to review" }).click()
+            await form.getByText("0 records made, 2 skipped.").waitFor()
 
             await form.getByRole("link", { name: "Open the task “Ferries”" }).click()
             await page().getByText("Round 1: 0 of 2 reviewed").waitFor()
