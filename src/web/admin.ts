@@ -8,6 +8,8 @@ import { createResource, type Document, list, type Resource, text, updateResourc
 export interface Catalogue {
   readonly projects: ReadonlyArray<Resource>
   readonly choiceGroups: ReadonlyArray<Resource>
+  /** The choices and alternative values of the choice groups. */
+  readonly groupContents: ReadonlyArray<Resource>
   readonly users: ReadonlyArray<Resource>
   readonly tasks: ReadonlyArray<Resource>
 }
@@ -15,8 +17,13 @@ export interface Catalogue {
 const all = async (path: string) => list(await getJson<Document>(`/api/v1/${path}/?page[size]=100`))
 
 export const loadCatalogue = async (): Promise<Catalogue> => {
-  const [projects, choiceGroups, users, tasks] = await Promise.all([all("projects"), all("choice-groups"), all("users"), all("tasks")])
-  return { projects, choiceGroups, users, tasks }
+  const [projects, groups, users, tasks] = await Promise.all([
+    all("projects"),
+    getJson<Document>("/api/v1/choice-groups/?include=choices,alternativeValues&page[size]=100"),
+    all("users"),
+    all("tasks")
+  ])
+  return { projects, choiceGroups: list(groups), groupContents: groups?.included ?? [], users, tasks }
 }
 
 /** A select of resources by name; `multiple` for the checkers. */
@@ -241,6 +248,41 @@ const importForm = (catalogue: Catalogue) => {
   return form
 }
 
+/** What each choice group offers, so that staff see what they created. */
+const choiceGroupsOverview = (catalogue: Catalogue) => {
+  // The group's relationship lists the ids; the resources themselves are in `included`.
+  const inGroup = (group: Resource, relationship: string, type: string) => {
+    const linked = group.relationships?.[relationship]?.data
+    const ids = new Set(Array.isArray(linked) ? linked.map((one) => one.id) : [])
+    return catalogue.groupContents.filter((resource) => resource.type === type && ids.has(resource.id))
+  }
+  const describeChoice = (choice: Resource) => {
+    const keys = text(choice.attributes.shortkeys)
+    const details = [`value ${text(choice.attributes.value)}`, keys === "" ? "" : `keys ${keys}`, choice.attributes.requireAlternativeValue === true ? "needs an alternative value" : ""]
+    return `${text(choice.attributes.name)} (${details.filter((detail) => detail !== "").join(", ")})`
+  }
+  return h(
+    "section",
+    { class: "card admin-form", "aria-labelledby": "choice-groups-title" },
+    h("h3", { id: "choice-groups-title" }, "Choice groups"),
+    catalogue.choiceGroups.length === 0
+      ? h("p", { class: "muted" }, "No choice groups yet.")
+      : h(
+          "dl",
+          { class: "metadata" },
+          ...catalogue.choiceGroups.flatMap((group) => {
+            const choices = inGroup(group, "choices", "Choice")
+            const alternatives = inGroup(group, "alternativeValues", "AlternativeValue")
+            return [
+              h("dt", {}, named(group)),
+              h("dd", {}, choices.length === 0 ? "No choices." : `Choices: ${choices.map(describeChoice).join("; ")}.`),
+              alternatives.length === 0 ? null : h("dd", {}, `Alternative values: ${alternatives.map(named).join(", ")}.`)
+            ]
+          })
+        )
+  )
+}
+
 /** The administration section of the Review page; `onChange` re-reads the page after something was created. */
 export const adminSection = (catalogue: Catalogue, onChange: () => void) =>
   h(
@@ -252,6 +294,7 @@ export const adminSection = (catalogue: Catalogue, onChange: () => void) =>
       { class: "admin-grid" },
       projectForm(onChange),
       choiceGroupForm(onChange),
+      choiceGroupsOverview(catalogue),
       choiceForm(catalogue, onChange),
       alternativeValueForm(catalogue, onChange),
       taskForm(catalogue, onChange),

@@ -92,6 +92,9 @@ describe.skipIf(!chromiumFound)(title, () => {
             await alternativeForm.getByLabel("Alternative name").fill("Other ship")
             await alternativeForm.getByRole("button", { name: "Add the alternative value" }).click()
             await page().getByRole("status").getByText("Alternative value “Other ship” added.").waitFor()
+            const overview = page().getByRole("region", { name: "Choice groups" })
+            await overview.getByText("Choices: Confirmed (value confirmed, keys y); Rejected (value rejected, keys n).").waitFor()
+            await overview.getByText("Alternative values: Other ship.").waitFor()
 
             const taskForm = page().getByRole("form", { name: "New review task" })
             await taskForm.getByLabel("Task name").fill("Ship names")
