@@ -248,6 +248,64 @@ const importForm = (catalogue: Catalogue) => {
   return form
 }
 
+const renameProjectForm = (catalogue: Catalogue, onChange: () => void) =>
+  formCard(
+    "Rename a project",
+    [field("Project to rename", resourceSelect("project", catalogue.projects, named)), field("New name", input("name", { required: true, maxlength: 100 }))],
+    "Rename the project",
+    async (form) => {
+      const saved = await updateResource("projects", "Project", value(form, "project"), { name: value(form, "name") })
+      if (saved === undefined) return false
+      announce(`Project renamed “${value(form, "name")}”.`)
+      onChange()
+      return true
+    }
+  )
+
+/** Edits a choice: its fields are filled with the chosen choice's values. */
+const editChoiceForm = (catalogue: Catalogue, onChange: () => void) => {
+  const choices = catalogue.groupContents.filter((resource) => resource.type === "Choice")
+  const choiceSelect = resourceSelect("choice", choices, named)
+  const form = formCard(
+    "Edit a choice",
+    [
+      field("Choice to edit", choiceSelect),
+      field("Choice name", input("name", { required: true, maxlength: 100 })),
+      field("Value", input("value", { maxlength: 100 })),
+      field("Colour", input("color", { type: "color" })),
+      field("Short keys", input("shortkeys", { maxlength: 100 })),
+      h("div", { class: "field checkbox" }, h("label", {}, input("requireAlternativeValue", { type: "checkbox" }), " Needs an alternative value"))
+    ],
+    "Save the choice",
+    async (form) => {
+      const saved = await updateResource("choices", "Choice", value(form, "choice"), {
+        name: value(form, "name"),
+        value: value(form, "value"),
+        color: value(form, "color"),
+        shortkeys: value(form, "shortkeys"),
+        requireAlternativeValue: checked(form, "requireAlternativeValue")
+      })
+      if (saved === undefined) return false
+      announce(`Choice “${value(form, "name")}” saved.`)
+      onChange()
+      return false
+    }
+  )
+  const fill = () => {
+    const choice = choices.find((one) => one.id === value(form, "choice"))
+    if (choice === undefined) return
+    for (const name of ["name", "value", "color", "shortkeys"]) {
+      const control = form.elements.namedItem(name) as HTMLInputElement
+      control.value = text(choice.attributes[name])
+    }
+    const needsAlternative = form.elements.namedItem("requireAlternativeValue") as HTMLInputElement
+    needsAlternative.checked = choice.attributes.requireAlternativeValue === true
+  }
+  choiceSelect.addEventListener("change", fill)
+  fill()
+  return form
+}
+
 /** What each choice group offers, so that staff see what they created. */
 const choiceGroupsOverview = (catalogue: Catalogue) => {
   // The group's relationship lists the ids; the resources themselves are in `included`.
@@ -294,8 +352,10 @@ export const adminSection = (catalogue: Catalogue, onChange: () => void) =>
       { class: "admin-grid" },
       projectForm(onChange),
       choiceGroupForm(onChange),
+      renameProjectForm(catalogue, onChange),
       choiceGroupsOverview(catalogue),
       choiceForm(catalogue, onChange),
+      editChoiceForm(catalogue, onChange),
       alternativeValueForm(catalogue, onChange),
       taskForm(catalogue, onChange),
       importForm(catalogue)

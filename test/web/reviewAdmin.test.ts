@@ -96,9 +96,24 @@ describe.skipIf(!chromiumFound)(title, () => {
             await overview.getByText("Choices: Confirmed (value confirmed, keys y); Rejected (value rejected, keys n).").waitFor()
             await overview.getByText("Alternative values: Other ship.").waitFor()
 
+            // A choice is edited from its current values.
+            const editForm = page().getByRole("form", { name: "Edit a choice" })
+            await editForm.getByLabel("Choice to edit").selectOption({ label: "Rejected" })
+            expect(await editForm.getByLabel("Short keys").inputValue()).toBe("n")
+            await editForm.getByLabel("Short keys").fill("n, x")
+            await editForm.getByLabel("Needs an alternative value").check()
+            await editForm.getByRole("button", { name: "Save the choice" }).click()
+            await overview.getByText("Rejected (value rejected, keys n, x, needs an alternative value)", { exact: false }).waitFor()
+
+            const renameForm = page().getByRole("form", { name: "Rename a project" })
+            await renameForm.getByLabel("Project to rename").selectOption({ label: "Harbour checks" })
+            await renameForm.getByLabel("New name").fill("Harbour checks 2026")
+            await renameForm.getByRole("button", { name: "Rename the project" }).click()
+            await page().getByRole("status").getByText("Project renamed “Harbour checks 2026”.").waitFor()
+
             const taskForm = page().getByRole("form", { name: "New review task" })
             await taskForm.getByLabel("Task name").fill("Ship names")
-            await taskForm.getByLabel("Review project").selectOption({ label: "Harbour checks" })
+            await taskForm.getByLabel("Review project").selectOption({ label: "Harbour checks 2026" })
             await taskForm.getByLabel("Choices from").selectOption({ label: "Verdict" })
             await taskForm.getByLabel("Checkers").selectOption({ index: 0 })
             await taskForm.getByLabel("Rounds").fill("2")
@@ -134,7 +149,7 @@ describe.skipIf(!chromiumFound)(title, () => {
             included: ReadonlyArray<{ type: string; attributes: { name: string; shortkeys: string } }>
           })
           expect(tasks.data.map((task) => task.attributes)).toEqual([expect.objectContaining({ name: "Ship names", rounds: 2, priority: 3, status: "LOCKED", templateType: "MEDIA" })])
-          expect(tasks.included.filter((one) => one.type === "Choice").map((choice) => [choice.attributes.name, choice.attributes.shortkeys])).toEqual([["Confirmed", "y"], ["Rejected", "n"]])
+          expect(tasks.included.filter((one) => one.type === "Choice").map((choice) => [choice.attributes.name, choice.attributes.shortkeys])).toEqual([["Confirmed", "y"], ["Rejected", "n, x"]])
         }),
       60_000
     )
@@ -150,7 +165,7 @@ describe.skipIf(!chromiumFound)(title, () => {
             const form = page().getByRole("form", { name: "Send to review" })
             await form.waitFor()
             await form.getByLabel("Task name").fill("Ferries")
-            await form.getByLabel("Review project").selectOption({ label: "Harbour checks" })
+            await form.getByLabel("Review project").selectOption({ label: "Harbour checks 2026" })
             await form.getByLabel("Choices from").selectOption({ label: "Verdict" })
             await form.getByLabel("Checkers").selectOption({ index: 0 })
             await form.getByRole("checkbox", { name: "tug" }).uncheck()
