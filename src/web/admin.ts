@@ -1,5 +1,5 @@
 import { announce, getJson } from "./api.ts"
-import { field, h, routeHref } from "./dom.ts"
+import { field, h, routeHref, uniqueId } from "./dom.ts"
 import { createResource, type Document, list, type Resource, text, updateResource, uploadForm } from "./jsonApi.ts"
 
 /** Review administration for staff: projects, choice groups, choices, alternative values, tasks and record imports. */
@@ -37,7 +37,7 @@ export const selectedValues = (select: HTMLSelectElement) => [...select.selected
 
 /** A form in its own card: `submit` answers true when the form may be emptied. */
 const formCard = (title: string, controls: ReadonlyArray<HTMLElement>, button: string, submit: (form: HTMLFormElement) => Promise<boolean>) => {
-  const id = `admin-${title.toLowerCase().replace(/\W+/g, "-")}`
+  const id = uniqueId("admin-form")
   const form = h(
     "form",
     {
