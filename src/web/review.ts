@@ -29,10 +29,16 @@ const me = async () => (await reviewMe()).id
 const taskList = async (main: HTMLElement): Promise<string> => {
   const { id: userId, isStaff } = await reviewMe()
   const tasks = list(await getJson<Document>("/api/v1/tasks/?page[size]=100"))
-  // Staff see every task and its controls; after a change the whole list is read again.
-  const rerender = () => {
+  // Staff see every task and its controls; after a change the whole list is read again, and the keyboard focus
+  // and scroll position go back to the form just used, so that its user carries on where they were.
+  const rerender = async () => {
+    const usedForm = document.activeElement?.closest("form")?.querySelector("h3")?.textContent
+    const scroll = window.scrollY
     main.replaceChildren()
-    void taskList(main)
+    await taskList(main)
+    window.scrollTo(0, scroll)
+    const form = [...main.querySelectorAll("form")].find((candidate) => candidate.querySelector("h3")?.textContent === usedForm)
+    form?.querySelector<HTMLElement>("input, select")?.focus()
   }
   const items = await Promise.all(
     tasks.map(async (task) =>

@@ -73,6 +73,8 @@ describe.skipIf(!chromiumFound)(title, () => {
             await projectForm.getByLabel("Project name").fill("Harbour checks")
             await projectForm.getByRole("button", { name: "Create the project" }).click()
             await page().getByRole("status").getByText("Project “Harbour checks” created.").waitFor()
+            // The page is read again, and the focus is back in the form just used.
+            await page().getByRole("form", { name: "New review project" }).getByLabel("Project name").and(page().locator(":focus")).waitFor()
 
             const groupForm = page().getByRole("form", { name: "New choice group" })
             await groupForm.getByLabel("Choice group name").fill("Verdict")
