@@ -1,27 +1,27 @@
 import { stat } from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { makeWorkerPool } from "../workers/WorkerPool.ts"
-import type { ExtractOptions } from "./Document.ts"
+import type { ExtractedDocument, ExtractOptions } from "./Document.ts"
 import { DocumentUnreadable } from "./ExtractErrors.ts"
 import type { ExtractionAnswer, ExtractionRequest } from "./ExtractionWorker.ts"
 import { Extractor } from "./Extractor.ts"
 
-/**
- * Files at least this large are extracted on a worker thread. Below it a file costs the event loop a few
- * milliseconds at most (a 20 KB HTML page about 1.5 ms), less than handing it to a thread and its text back.
- */
-const offThreadBytes = 256 * 1024
-/** Types whose parsers hold the thread long whatever the size (PDF and office parsers, archives and their members). */
+/** From which size a file is extracted on a worker thread. */
+export interface OffThreadSizes {
+  /** Any file: below it a file costs the event loop a few milliseconds at most (a 20 KB HTML page about 1.5 ms). */
+  readonly anyBytes: number
+  /** PDF, office files and archives, whose parsers cost far more a byte (a small PDF still about 3 ms). */
+  readonly slowTypeBytes: number
+}
+
+const defaultSizes: OffThreadSizes = { anyBytes: 256 * 1024, slowTypeBytes: 64 * 1024 }
+
 const slowExtensions = new Set([".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp", ".zip", ".tar", ".gz", ".tgz", ".mbox"])
 
-/**
- * Extraction for index tasks, off the event loop where it would hold it: large files and slow types go to a pool of
- * worker threads (one a core, started on first use), small ones stay on this thread. Same answers either way.
- */
-export class ExtractionPool extends Effect.Service<ExtractionPool>()("quarry/ExtractionPool", {
-  scoped: Effect.gen(function* () {
+const make = (sizes: OffThreadSizes) =>
+  Effect.gen(function* () {
     const extractor = yield* Extractor
     const pool = yield* makeWorkerPool<ExtractionRequest, ExtractionAnswer>(new URL("./ExtractionWorker.ts", import.meta.url), os.availableParallelism())
 
@@ -34,10 +34,22 @@ export class ExtractionPool extends Effect.Service<ExtractionPool>()("quarry/Ext
 
     const extract = Effect.fn("ExtractionPool.extract")(function* (filePath: string, options: ExtractOptions) {
       const size = yield* Effect.promise(() => stat(filePath).then((stats) => stats.size, () => 0))
-      const slow = size >= offThreadBytes || slowExtensions.has(path.extname(filePath).toLowerCase())
-      return yield* slow ? onWorker(filePath, options) : extractor.extract(filePath, options)
+      const threshold = slowExtensions.has(path.extname(filePath).toLowerCase()) ? sizes.slowTypeBytes : sizes.anyBytes
+      return yield* size >= threshold ? onWorker(filePath, options) : extractor.extract(filePath, options)
     })
 
     return { extract }
   })
-}) {}
+
+/**
+ * Extraction for index tasks, off the event loop where it would hold it: large files, and slow types from a smaller
+ * size, go to a pool of worker threads (one a core, started on first use, so a run of small files never starts one);
+ * the others stay on this thread. Same answers either way.
+ */
+export class ExtractionPool extends Context.Tag("quarry/ExtractionPool")<
+  ExtractionPool,
+  { readonly extract: (filePath: string, options: ExtractOptions) => Effect.Effect<ExtractedDocument, DocumentUnreadable> }
+>() {
+  static readonly layer = (sizes: OffThreadSizes = defaultSizes) => Layer.scoped(ExtractionPool, make(sizes))
+  static readonly Default = ExtractionPool.layer()
+}

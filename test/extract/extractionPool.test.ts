@@ -21,7 +21,9 @@ const stable = ({ extractionDate: _, children, ...document }: ExtractedDocument)
 describe("extraction off the event loop", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-extraction-pool-"))
 
-  it.layer(Layer.merge(ExtractionPool.Default.pipe(Layer.provide(Extractor.Default)), Extractor.Default))((it) => {
+  // Every file on a worker, whatever its size.
+  const everyFileOffThread = ExtractionPool.layer({ anyBytes: 0, slowTypeBytes: 0 })
+  it.layer(Layer.merge(everyFileOffThread.pipe(Layer.provide(Extractor.Default)), Extractor.Default))((it) => {
     it.effect("a PDF and a Word file extracted on a worker thread give what this thread's extractor gives", () =>
       Effect.gen(function* () {
         const pdf = path.join(dir, "manual.pdf")
