@@ -142,6 +142,14 @@ describe("The cors and allowedHosts settings", () => {
         expect(preflight.status).toBe(200)
         expect(preflight.headers.get("access-control-allow-methods")).toBe("OPTIONS, PATCH")
         expect(preflight.headers.get("access-control-allow-origin")).toBe("https://front.example")
+        // A route that names no headers of its own: those of a JSON request with credentials are allowed.
+        const searchPreflight = yield* request("/api/index/search/local-datashare/_search", {
+          method: "OPTIONS",
+          headers: { origin: friend, "access-control-request-method": "POST", "access-control-request-headers": "content-type" }
+        })
+        expect(searchPreflight.status).toBe(200)
+        expect(searchPreflight.headers.get("access-control-allow-headers")).toBe("Content-Type, Authorization")
+        expect(searchPreflight.headers.get("access-control-allow-origin")).toBe(friend)
         const other = yield* patchSettings({ ocr: "false" }, { origin: foreign })
         expect(other.status).toBe(403)
         expect(other.headers.has("access-control-allow-origin")).toBe(false)

@@ -48,6 +48,10 @@ export const writeResponse = (
     headers["Access-Control-Allow-Origin"] = allowOrigin
     // An answer naming one origin differs by origin: caches must not hand it to another.
     if (allowOrigin !== "*") headers.Vary = "Origin"
+    // A preflight of an allowed origin also allows the headers its JSON requests send, or the browser stops there.
+    if (request.method === "OPTIONS" && headers["Access-Control-Allow-Headers"] === undefined) {
+      headers["Access-Control-Allow-Headers"] = "Content-Type, Authorization"
+    }
   }
   const sendsBody = request.method !== "HEAD" && answer.status !== 204
   if (answer.body._tag === "Stream") {
