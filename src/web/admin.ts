@@ -1,5 +1,6 @@
 import { announce, getJson } from "./api.ts"
 import { field, h, routeHref, uniqueId } from "./dom.ts"
+import { csvPreview } from "./csvPreview.ts"
 import { createResource, type Document, list, type Resource, text, updateResource, uploadForm } from "./jsonApi.ts"
 
 /** Review administration for staff: projects, choice groups, choices, alternative values, tasks and record imports. */
@@ -169,52 +170,6 @@ const taskForm = (catalogue: Catalogue, onChange: () => void) =>
     }
   )
 
-/** The first rows of a CSV text, for the preview only (the server parses and checks the whole file). */
-export const csvRows = (csv: string, limit: number) => {
-  const rows: Array<Array<string>> = []
-  let row: Array<string> = []
-  let cell = ""
-  let quoted = false
-  const endRow = () => {
-    row.push(cell)
-    rows.push(row)
-    row = []
-    cell = ""
-  }
-  for (let index = 0; index < csv.length && rows.length < limit; index++) {
-    const char = csv[index]!
-    if (quoted && char === '"' && csv[index + 1] === '"') {
-      cell += '"'
-      index++
-    } else if (char === '"') quoted = !quoted
-    else if (quoted) cell += char
-    else if (char === ",") {
-      row.push(cell)
-      cell = ""
-    } else if (char === "\n") endRow()
-    else if (char !== "\r") cell += char
-  }
-  if (rows.length < limit && (cell !== "" || row.length > 0)) endRow()
-  return rows
-}
-
-const previewRows = 5
-
-const previewTable = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
-  const [header = [], ...body] = rows
-  return h(
-    "div",
-    { class: "table-wrap" },
-    h(
-      "table",
-      {},
-      h("caption", {}, `Preview: the first ${body.length} row${body.length === 1 ? "" : "s"}`),
-      h("thead", {}, h("tr", {}, ...header.map((name) => h("th", { scope: "col" }, name)))),
-      h("tbody", {}, ...body.map((cells) => h("tr", {}, ...cells.map((cell) => h("td", {}, cell)))))
-    )
-  )
-}
-
 const importForm = (catalogue: Catalogue) => {
   const preview = h("div", { class: "csv-preview" })
   const result = h("p", { class: "import-result", role: "status" })
@@ -222,7 +177,7 @@ const importForm = (catalogue: Catalogue) => {
   file.addEventListener("change", async () => {
     const chosenFile = file.files?.[0]
     result.textContent = ""
-    preview.replaceChildren(chosenFile === undefined ? "" : previewTable(csvRows(await chosenFile.text(), previewRows + 1)))
+    preview.replaceChildren(chosenFile === undefined ? "" : csvPreview(await chosenFile.text()))
   })
   const form = formCard(
     "Import records from CSV",
