@@ -2,7 +2,7 @@ import { announce, call, downloadLink, getJson, sendJson } from "./api.ts"
 import { append, field, h, later, repeatWhile, routeHref } from "./dom.ts"
 import { loadCatalogue } from "./admin.ts"
 import { reviewMe } from "./jsonApi.ts"
-import type { Page } from "./main.ts"
+import type { Page } from "./page.ts"
 import { sendToReviewForm } from "./sendToReview.ts"
 import type { Session } from "./session.ts"
 

@@ -1,6 +1,6 @@
 import { call, downloadLink, getJson, pathOf, searchIndex, sendJson } from "./api.ts"
 import { basename, field, formatBytes, h, routeHref } from "./dom.ts"
-import type { Page } from "./main.ts"
+import type { Page } from "./page.ts"
 import { plainWords, type SearchAnswer } from "./searchQuery.ts"
 
 interface Tag {

@@ -3,13 +3,11 @@ import { setAuthorization, whenUnauthorized } from "./api.ts"
 import { batchPage } from "./batch.ts"
 import { documentPage } from "./document.ts"
 import { currentRoute, field, h, nextGeneration } from "./dom.ts"
+import type { Page } from "./page.ts"
 import { reviewPage } from "./review.ts"
 import { searchPage } from "./search.ts"
 import { loadSession, rememberProject, type Session, signInForm } from "./session.ts"
 import { tasksPage } from "./tasks.ts"
-
-/** A page fills `main` for the current route; it answers its title. */
-export type Page = (main: HTMLElement, session: Session, route: ReturnType<typeof currentRoute>) => Promise<string>
 
 const pages: Readonly<Record<string, Page>> = {
   search: searchPage,

@@ -2,7 +2,7 @@ import { adminSection, loadCatalogue, taskControls } from "./admin.ts"
 import { announce, getJson, sendJson } from "./api.ts"
 import { append, field, h, routeHref, uniqueId } from "./dom.ts"
 import { type Document, jsonApi, list, relationId, type Resource, reviewMe, text } from "./jsonApi.ts"
-import type { Page } from "./main.ts"
+import type { Page } from "./page.ts"
 import { statisticsPage } from "./statistics.ts"
 
 const roundProgress = async (taskId: string, userId: string) => {

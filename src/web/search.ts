@@ -1,6 +1,6 @@
 import { getJson, searchIndex } from "./api.ts"
 import { basename, type Child, field, h, marked, routeHref } from "./dom.ts"
-import type { Page } from "./main.ts"
+import type { Page } from "./page.ts"
 import {
   type Bucket,
   documentSearch,

@@ -1,7 +1,7 @@
 import { announce, call, getJson, pathOf, sendJson } from "./api.ts"
 import { chartFigure, type ChartSpec } from "./charts.ts"
 import { basename, field, h, repeatWhile } from "./dom.ts"
-import type { Page } from "./main.ts"
+import type { Page } from "./page.ts"
 import type { Session } from "./session.ts"
 
 interface Task {
