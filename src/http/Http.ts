@@ -3,6 +3,7 @@ import type { Readable } from "node:stream"
 import { HttpApiSchema } from "@effect/platform"
 import { Context, Effect, ParseResult, Schema } from "effect"
 import { holdsNul, nulRefusal } from "../db/Nul.ts"
+import { BadRequest, type PayloadTooLarge } from "../domain/RequestErrors.ts"
 import { jsonTooDeep, tooDeepMessage } from "./JsonDepth.ts"
 
 /** The request being answered, provided to every handler. */
@@ -70,31 +71,6 @@ export const stream = (source: Readable, contentType: string, headers = noHeader
 /** The preflight answer of the legacy API: 200, no body, the allowed methods in Access-Control-Allow-Methods. */
 export const allowMethods = (methods: string, extraHeaders = noHeaders): HttpResponse =>
   empty(200, { "Access-Control-Allow-Methods": methods, ...extraHeaders })
-
-/** Request errors shared by every endpoint. Domain errors carry their own status the same way. */
-export class BadRequest extends Schema.TaggedError<BadRequest>()(
-  "BadRequest",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 400 })
-) {}
-
-export class Forbidden extends Schema.TaggedError<Forbidden>()(
-  "Forbidden",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 403 })
-) {}
-
-export class NotFound extends Schema.TaggedError<NotFound>()(
-  "NotFound",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 404 })
-) {}
-
-export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
-  "PayloadTooLarge",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 413 })
-) {}
 
 /** The HTTP status of an expected error: the status annotation of its Schema class, else 500. */
 export const statusOf = (error: unknown): number => {

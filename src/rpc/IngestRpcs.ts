@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { InvalidTaskOption } from "../domain/ingest/IngestOptions.ts"
 import { ProjectForbidden } from "../domain/project/ProjectErrors.ts"
 import { Task } from "../domain/task/Task.ts"
-import { BadRequest, Forbidden } from "../http/Http.ts"
+import { BadRequest, Forbidden } from "../domain/RequestErrors.ts"
 
 /**
  * The reference's task options, as the legacy task endpoints take them in `{"options": {...}}`: `defaultProject`,

@@ -1,6 +1,6 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
-import { BadRequest, Forbidden } from "../http/Http.ts"
+import { BadRequest, Forbidden } from "../domain/RequestErrors.ts"
 
 /** The projects searched; each must be one of the caller's in SERVER mode, as on the search proxy. */
 const Projects = Schema.NonEmptyArray(Schema.String.pipe(Schema.pattern(/^[-a-zA-Z0-9_]+$/)))

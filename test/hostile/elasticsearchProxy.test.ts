@@ -1,7 +1,7 @@
 import * as http from "node:http"
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { Forbidden } from "../../src/http/Http.ts"
+import { Forbidden } from "../../src/domain/RequestErrors.ts"
 import { TestServer, testServerLayer } from "../helpers/server.ts"
 import { quarryClient } from "../rpc/client.ts"
 import { type FakeElasticsearch, fakeElasticsearch, type RecordedRequest } from "../search/elasticsearch/fakeElasticsearch.ts"

@@ -1,7 +1,8 @@
 import { Effect, Redacted, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { Users } from "../../domain/user/Users.ts"
-import { allowMethods, empty, Forbidden, json, NotFound, pathParam } from "../Http.ts"
+import { allowMethods, empty, json, pathParam } from "../Http.ts"
+import { Forbidden, NotFound } from "../../domain/RequestErrors.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { publicRoute, route } from "../Router.ts"
 

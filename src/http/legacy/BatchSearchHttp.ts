@@ -4,7 +4,8 @@ import { BatchSearchFilter, CopyBody, PublishBody, ResultsFilter } from "../../d
 import { BatchSearches, type CreationForm } from "../../domain/batch-search/BatchSearches.ts"
 import type { Viewer } from "../../domain/batch-search/BatchSearchRepo.ts"
 import { requireGranted } from "../../domain/project/Access.ts"
-import { allowMethods, BadRequest, empty, HttpRequest, json, jsonBody, pathParam, queryParam, text } from "../Http.ts"
+import { allowMethods, empty, HttpRequest, json, jsonBody, pathParam, queryParam, text } from "../Http.ts"
+import { BadRequest } from "../../domain/RequestErrors.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { route, uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"
 

@@ -1,7 +1,8 @@
 import { Effect, Option } from "effect"
 import { namedEntityView, NamedEntityView } from "../../ner/NamedEntity.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
-import { allowMethods, empty, Forbidden, json, NotFound, pathParam, queryParam } from "../Http.ts"
+import { allowMethods, empty, json, pathParam, queryParam } from "../Http.ts"
+import { Forbidden, NotFound } from "../../domain/RequestErrors.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { publicRoute, route } from "../Router.ts"
 

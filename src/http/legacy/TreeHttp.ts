@@ -3,7 +3,8 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
-import { allowMethods, BadRequest, Forbidden, json, NotFound, pathParam, queryParam } from "../Http.ts"
+import { allowMethods, json, pathParam, queryParam } from "../Http.ts"
+import { BadRequest, Forbidden, NotFound } from "../../domain/RequestErrors.ts"
 import { route } from "../Router.ts"
 
 /** One entry of a listing, in the JSON layout of the UNIX `tree -J` command. */

@@ -3,7 +3,8 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Schema } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
 import { applicationName, type LegacyUser } from "../../domain/user/User.ts"
-import { type BadRequest, type HttpRequestShape, noHeaders } from "../Http.ts"
+import { type HttpRequestShape, noHeaders } from "../Http.ts"
+import type { BadRequest } from "../../domain/RequestErrors.ts"
 import { cameOverHttps, readSessionCookie, sessionCookie } from "./SessionCookie.ts"
 
 /** Who is calling. Handlers read it to scope data and check project access. */
