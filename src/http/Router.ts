@@ -1,5 +1,5 @@
 import type { Effect, Schema } from "effect"
-import type { CurrentUser } from "./middleware/Auth.ts"
+import { type CurrentUser } from "../domain/user/CurrentUser.ts"
 import type { BodyTypes } from "./middleware/BrowserGuard.ts"
 import type { HttpRequest, HttpResponse } from "./Http.ts"
 

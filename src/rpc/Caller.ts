@@ -1,7 +1,7 @@
 import type { Headers } from "@effect/platform"
 import { Effect } from "effect"
 import type { ProjectEditor } from "../domain/project/Projects.ts"
-import { CurrentUser, type CurrentUserShape } from "../http/middleware/Auth.ts"
+import { CurrentUser, type CurrentUserShape } from "../domain/user/CurrentUser.ts"
 
 export { requireWritableProject } from "../http/legacy/IndexTaskHttp.ts"
 

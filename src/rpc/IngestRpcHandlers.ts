@@ -6,7 +6,7 @@ import { Engine } from "../engine/Engine.ts"
 import { IndexJob } from "../engine/kinds/IndexJob.ts"
 import { ScanJob } from "../engine/kinds/ScanJob.ts"
 import { directoryInDataDir, scanPayloadFor } from "../http/legacy/IndexTaskHttp.ts"
-import { CurrentUser } from "../http/middleware/Auth.ts"
+import { CurrentUser } from "../domain/user/CurrentUser.ts"
 import { requireWritableProject, type RpcCallers } from "./Caller.ts"
 import { IngestRpcs } from "./IngestRpcs.ts"
 

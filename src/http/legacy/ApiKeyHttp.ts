@@ -3,7 +3,7 @@ import { Settings } from "../../config/Settings.ts"
 import { Users } from "../../domain/user/Users.ts"
 import { allowMethods, empty, json, pathParam } from "../Http.ts"
 import { Forbidden, NotFound } from "../../domain/RequestErrors.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"
 
 const ApiKeyCreated = Schema.Struct({ apiKey: Schema.String.annotations({ description: "Base64 of a random 256-bit key, shown once" }) })

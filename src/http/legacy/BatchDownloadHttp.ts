@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { BatchDownloads } from "../../domain/batch-download/BatchDownloads.ts"
 import { allowMethods, json, jsonBody } from "../Http.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"
 import { LegacyTaskView, liveTaskView } from "./TaskApi.ts"
 

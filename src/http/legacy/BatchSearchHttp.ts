@@ -6,7 +6,7 @@ import type { Viewer } from "../../domain/batch-search/BatchSearchRepo.ts"
 import { requireGranted } from "../../domain/project/Access.ts"
 import { allowMethods, empty, HttpRequest, json, jsonBody, pathParam, queryParam, text } from "../Http.ts"
 import { BadRequest } from "../../domain/RequestErrors.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { route, uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"
 
 const tag = "batch search"

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { ContentOccurrences, ContentSlice } from "../../domain/document/Content.ts"
 import { type Caller, Documents, type DocumentSource } from "../../domain/document/Documents.ts"
 import { bytes, HttpRequest, json, pathParam, queryParam, stream } from "../Http.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { route } from "../Router.ts"
 
 const tag = "documents"

@@ -6,7 +6,7 @@ import { indicesNamedIn, isAllowedEndpoint, isContinuation } from "../../search/
 import { type BackendRequest, SearchBackend } from "../../search/SearchBackend.ts"
 import { allowMethods, empty, HttpRequest, json, pathParam } from "../Http.ts"
 import { BadRequest, Forbidden } from "../../domain/RequestErrors.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { jsonTooDeep, tooDeepMessage } from "../JsonDepth.ts"
 import { type Route, route } from "../Router.ts"
 

@@ -10,7 +10,7 @@ import { ScanJob } from "../../engine/kinds/ScanJob.ts"
 import { HttpRequest, json, jsonBody, pathParam } from "../Http.ts"
 import { BadRequest, Forbidden } from "../../domain/RequestErrors.ts"
 import { requireGranted } from "../../domain/project/Access.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { route } from "../Router.ts"
 import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
 

@@ -3,7 +3,7 @@ import { namedEntityView, NamedEntityView } from "../../ner/NamedEntity.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { allowMethods, empty, json, pathParam, queryParam } from "../Http.ts"
 import { Forbidden, NotFound } from "../../domain/RequestErrors.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"
 
 const tag = "named entities"

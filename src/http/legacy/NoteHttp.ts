@@ -3,7 +3,7 @@ import { LegacyNote, maxNoteLength, NoteInput } from "../../domain/note/Note.ts"
 import { Notes } from "../../domain/note/Notes.ts"
 import { empty, json, jsonBody, pathParam } from "../Http.ts"
 import { route, withBodyLimit } from "../Router.ts"
-import { projectCaller } from "./ProjectCaller.ts"
+import { projectCaller } from "../../domain/user/CurrentUser.ts"
 
 const tag = "notes"
 const notes = Schema.Array(LegacyNote)

@@ -6,7 +6,7 @@ import { Deliverables } from "../../domain/plugin/Deliverables.ts"
 import { contentTypeOf, fileWithin, pluginsUrlPrefix } from "../../domain/plugin/PluginPage.ts"
 import { allowMethods, empty, json, pathParam, queryParam, stream } from "../Http.ts"
 import { Forbidden, NotFound } from "../../domain/RequestErrors.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"
 
 const installErrors =

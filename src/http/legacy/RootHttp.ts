@@ -7,7 +7,7 @@ import { Settings } from "../../config/Settings.ts"
 import { contentTypeOf, fileWithin, injectAssets, pluginAssets } from "../../domain/plugin/PluginPage.ts"
 import { type HttpResponse, pathParam, stream, text } from "../Http.ts"
 import { NotFound } from "../../domain/RequestErrors.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute } from "../Router.ts"
 
 /** Where `npm run build:web` (Vite) writes the web page: index.html and its content-hashed files under assets/. */

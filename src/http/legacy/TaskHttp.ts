@@ -5,7 +5,7 @@ import { isTaskFile } from "../../domain/task/Task.ts"
 import { Tasks } from "../../domain/task/Tasks.ts"
 import { allowMethods, empty, json, pathParam, queryParam, stream } from "../Http.ts"
 import { NotFound } from "../../domain/RequestErrors.ts"
-import { CurrentUser } from "../middleware/Auth.ts"
+import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"
 import { LegacyTaskView, liveTaskView, StopAllAnswer } from "./TaskApi.ts"
 

@@ -2,20 +2,14 @@ import { HttpApiSchema } from "@effect/platform"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Schema } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
-import { applicationName, type LegacyUser } from "../../domain/user/User.ts"
+import type { CurrentUserShape } from "../../domain/user/CurrentUser.ts"
+import { applicationName } from "../../domain/user/User.ts"
 import { type HttpRequestShape, noHeaders } from "../Http.ts"
 import type { BadRequest } from "../../domain/RequestErrors.ts"
 import { cameOverHttps, readSessionCookie, sessionCookie } from "./SessionCookie.ts"
 
-/** Who is calling. Handlers read it to scope data and check project access. */
-export interface CurrentUserShape {
-  readonly user: LegacyUser
-  readonly isAdmin: boolean
-  /** The project ids this user may access; read lazily because most requests never ask. */
-  readonly grantedProjects: Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
-}
-
-export class CurrentUser extends Context.Tag("quarry/CurrentUser")<CurrentUser, CurrentUserShape>() {}
+// src/http/review still imports the caller from here; the rest of the code imports src/domain/user/CurrentUser.ts.
+export { CurrentUser } from "../../domain/user/CurrentUser.ts"
 
 /** Missing or wrong credentials; answered 401 with `WWW-Authenticate: Basic realm="datashare"`. */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(

@@ -1,0 +1,20 @@
+import type { SqlError } from "@effect/sql"
+import { Context, Effect } from "effect"
+import type { ProjectEditor } from "../project/Projects.ts"
+import type { LegacyUser } from "./User.ts"
+
+/** Who is calling, whatever the transport (HTTP or RPC). Use cases read it to scope data and check project access. */
+export interface CurrentUserShape {
+  readonly user: LegacyUser
+  readonly isAdmin: boolean
+  /** The project ids this user may access; read lazily because most requests never ask. */
+  readonly grantedProjects: Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+}
+
+export class CurrentUser extends Context.Tag("quarry/CurrentUser")<CurrentUser, CurrentUserShape>() {}
+
+/** The caller as the project-scoped services check it: login, granted projects and admin role. */
+export const projectCaller = Effect.gen(function* () {
+  const current = yield* CurrentUser
+  return { login: current.user.id, grantedProjects: yield* current.grantedProjects, isAdmin: current.isAdmin } satisfies ProjectEditor
+})
