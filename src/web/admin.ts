@@ -1,68 +1,12 @@
-import { announce, getJson } from "./api.ts"
-import { field, h, routeHref, uniqueId } from "./dom.ts"
-import { csvPreview } from "./csvPreview.ts"
-import { createResource, type Document, list, type Resource, text, updateResource, uploadForm } from "./jsonApi.ts"
+import { editAlternativeValueForm, editChoiceForm, renameChoiceGroupForm, renameProjectForm } from "./adminEdits.ts"
+import { checked, chosen, formCard, input, optionalNumber, value } from "./adminForm.ts"
+import { alternativeValueImportForm, mediaUploadForm, recordImportForm } from "./adminImports.ts"
+import { announce } from "./api.ts"
+import { type Catalogue, inGroup, named, resourceSelect, userLabel } from "./catalogue.ts"
+import { field, h, routeHref } from "./dom.ts"
+import { createResource, type Resource, text, updateResource } from "./jsonApi.ts"
 
-/** Review administration for staff: projects, choice groups, choices, alternative values, tasks and record imports. */
-
-/** What the administration forms choose from, read once per render. */
-export interface Catalogue {
-  readonly projects: ReadonlyArray<Resource>
-  readonly choiceGroups: ReadonlyArray<Resource>
-  /** The choices and alternative values of the choice groups. */
-  readonly groupContents: ReadonlyArray<Resource>
-  readonly users: ReadonlyArray<Resource>
-  readonly tasks: ReadonlyArray<Resource>
-}
-
-const all = async (path: string) => list(await getJson<Document>(`/api/v1/${path}/?page[size]=100`))
-
-export const loadCatalogue = async (): Promise<Catalogue> => {
-  const [projects, groups, users, tasks] = await Promise.all([
-    all("projects"),
-    getJson<Document>("/api/v1/choice-groups/?include=choices,alternativeValues&page[size]=100"),
-    all("users"),
-    all("tasks")
-  ])
-  return { projects, choiceGroups: list(groups), groupContents: groups?.included ?? [], users, tasks }
-}
-
-/** A select of resources by name; `multiple` for the checkers. */
-export const resourceSelect = (name: string, resources: ReadonlyArray<Resource>, label: (resource: Resource) => string, multiple = false) =>
-  h("select", { name, multiple, required: !multiple }, ...resources.map((resource) => h("option", { value: resource.id }, label(resource))))
-
-export const named = (resource: Resource) => text(resource.attributes.name)
-export const userLabel = (user: Resource) => text(user.attributes.username) || `User ${user.id}`
-
-export const selectedValues = (select: HTMLSelectElement) => [...select.selectedOptions].map((option) => option.value)
-
-/** A form in its own card: `submit` answers true when the form may be emptied. */
-const formCard = (title: string, controls: ReadonlyArray<HTMLElement>, button: string, submit: (form: HTMLFormElement) => Promise<boolean>) => {
-  const id = uniqueId("admin-form")
-  const form = h(
-    "form",
-    {
-      class: "card admin-form",
-      "aria-labelledby": id,
-      onsubmit: async (event: Event) => {
-        event.preventDefault()
-        if (await submit(form)) form.reset()
-      }
-    },
-    h("h3", { id }, title),
-    h("div", { class: "form-grid" }, ...controls),
-    h("p", { class: "actions" }, h("button", { type: "submit" }, button))
-  )
-  return form
-}
-
-const input = (name: string, attributes: Readonly<Record<string, string | number | boolean>> = {}) => h("input", { name, ...attributes })
-const value = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement).value.trim()
-const checked = (form: HTMLFormElement, name: string) => (form.elements.namedItem(name) as HTMLInputElement).checked
-const chosen = (form: HTMLFormElement, name: string) => selectedValues(form.elements.namedItem(name) as HTMLSelectElement)
-
-/** A field with no value is left out, so that the server's default applies. */
-const optionalNumber = (form: HTMLFormElement, name: string) => (value(form, name) === "" ? {} : { [name]: Number(value(form, name)) })
+/** Review administration for staff: what it creates, the overview of the choice groups, and each task's controls. */
 
 const statusSelect = (current = "OPEN") =>
   h("select", { name: "status" }, ...["OPEN", "LOCKED", "CLOSED"].map((status) => h("option", { value: status, selected: status === current }, status.toLowerCase())))
@@ -170,105 +114,8 @@ const taskForm = (catalogue: Catalogue, onChange: () => void) =>
     }
   )
 
-const importForm = (catalogue: Catalogue) => {
-  const preview = h("div", { class: "csv-preview" })
-  const result = h("p", { class: "import-result", role: "status" })
-  const file = input("csvFile", { type: "file", accept: ".csv,text/csv", required: true }) as HTMLInputElement
-  file.addEventListener("change", async () => {
-    const chosenFile = file.files?.[0]
-    result.textContent = ""
-    preview.replaceChildren(chosenFile === undefined ? "" : csvPreview(await chosenFile.text()))
-  })
-  const form = formCard(
-    "Import records from CSV",
-    [
-      field("Into the task", resourceSelect("task", catalogue.tasks, named)),
-      field("CSV file", file, "Columns: uid, original_value, predicted_value, metadata. A uid already in the task updates its record.")
-    ],
-    "Import the records",
-    async (form) => {
-      const chosenFile = file.files?.[0]
-      if (chosenFile === undefined) return false
-      const body = new FormData()
-      body.append("task", value(form, "task"))
-      body.append("csv_file", chosenFile, chosenFile.name)
-      const answer = await uploadForm("task-records/upload", body)
-      if (answer === undefined) return false
-      const { created = 0, updated = 0 } = (answer.meta ?? {}) as { created?: number; updated?: number }
-      result.textContent = `Imported ${chosenFile.name}: ${created} record${created === 1 ? "" : "s"} created, ${updated} updated.`
-      return false
-    }
-  )
-  form.append(preview, result)
-  return form
-}
-
-const renameProjectForm = (catalogue: Catalogue, onChange: () => void) =>
-  formCard(
-    "Rename a project",
-    [field("Project to rename", resourceSelect("project", catalogue.projects, named)), field("New name", input("name", { required: true, maxlength: 100 }))],
-    "Rename the project",
-    async (form) => {
-      const saved = await updateResource("projects", "Project", value(form, "project"), { name: value(form, "name") })
-      if (saved === undefined) return false
-      announce(`Project renamed “${value(form, "name")}”.`)
-      onChange()
-      return true
-    }
-  )
-
-/** Edits a choice: its fields are filled with the chosen choice's values. */
-const editChoiceForm = (catalogue: Catalogue, onChange: () => void) => {
-  const choices = catalogue.groupContents.filter((resource) => resource.type === "Choice")
-  const choiceSelect = resourceSelect("choice", choices, named)
-  const form = formCard(
-    "Edit a choice",
-    [
-      field("Choice to edit", choiceSelect),
-      field("Choice name", input("name", { required: true, maxlength: 100 })),
-      field("Value", input("value", { maxlength: 100 })),
-      field("Colour", input("color", { type: "color" })),
-      field("Short keys", input("shortkeys", { maxlength: 100 })),
-      h("div", { class: "field checkbox" }, h("label", {}, input("requireAlternativeValue", { type: "checkbox" }), " Needs an alternative value"))
-    ],
-    "Save the choice",
-    async (form) => {
-      const saved = await updateResource("choices", "Choice", value(form, "choice"), {
-        name: value(form, "name"),
-        value: value(form, "value"),
-        color: value(form, "color"),
-        shortkeys: value(form, "shortkeys"),
-        requireAlternativeValue: checked(form, "requireAlternativeValue")
-      })
-      if (saved === undefined) return false
-      announce(`Choice “${value(form, "name")}” saved.`)
-      onChange()
-      return false
-    }
-  )
-  const fill = () => {
-    const choice = choices.find((one) => one.id === value(form, "choice"))
-    if (choice === undefined) return
-    for (const name of ["name", "value", "color", "shortkeys"]) {
-      const control = form.elements.namedItem(name) as HTMLInputElement
-      control.value = text(choice.attributes[name])
-    }
-    const needsAlternative = form.elements.namedItem("requireAlternativeValue") as HTMLInputElement
-    needsAlternative.checked = choice.attributes.requireAlternativeValue === true
-  }
-  choiceSelect.addEventListener("change", fill)
-  fill()
-  return form
-}
-
 /** What each choice group offers, so that staff see what they created. */
 const choiceGroupsOverview = (catalogue: Catalogue) => {
-  // The group's relationship lists the ids; the resources themselves are in `included`.
-  const inGroup = (group: Resource, relationship: string, type: string) => {
-    const linked = group.relationships?.[relationship]?.data
-    const ids = new Set(Array.isArray(linked) ? linked.map((one) => one.id) : [])
-    return catalogue.groupContents.filter((resource) => resource.type === type && ids.has(resource.id))
-  }
   const describeChoice = (choice: Resource) => {
     const keys = text(choice.attributes.shortkeys)
     const details = [`value ${text(choice.attributes.value)}`, keys === "" ? "" : `keys ${keys}`, choice.attributes.requireAlternativeValue === true ? "needs an alternative value" : ""]
@@ -284,8 +131,8 @@ const choiceGroupsOverview = (catalogue: Catalogue) => {
           "dl",
           { class: "metadata" },
           ...catalogue.choiceGroups.flatMap((group) => {
-            const choices = inGroup(group, "choices", "Choice")
-            const alternatives = inGroup(group, "alternativeValues", "AlternativeValue")
+            const choices = inGroup(catalogue, group, "choices", "Choice")
+            const alternatives = inGroup(catalogue, group, "alternativeValues", "AlternativeValue")
             return [
               h("dt", {}, named(group)),
               h("dd", {}, choices.length === 0 ? "No choices." : `Choices: ${choices.map(describeChoice).join("; ")}.`),
@@ -308,12 +155,16 @@ export const adminSection = (catalogue: Catalogue, onChange: () => void) =>
       projectForm(onChange),
       choiceGroupForm(onChange),
       renameProjectForm(catalogue, onChange),
+      renameChoiceGroupForm(catalogue, onChange),
       choiceGroupsOverview(catalogue),
       choiceForm(catalogue, onChange),
       editChoiceForm(catalogue, onChange),
       alternativeValueForm(catalogue, onChange),
+      editAlternativeValueForm(catalogue, onChange),
+      alternativeValueImportForm(catalogue, onChange),
       taskForm(catalogue, onChange),
-      importForm(catalogue)
+      recordImportForm(catalogue),
+      mediaUploadForm(catalogue)
     )
   )
 

@@ -39,14 +39,15 @@ const errorMessage = async (response: Response) => {
   return typeof parsed.error === "string" ? parsed.error : (parsed.errors?.[0]?.detail ?? body.slice(0, 200))
 }
 
-export const call = async (path: string, init: RequestInit = {}): Promise<Response | undefined> => {
+/** `report` says a failure: the status region by default; an upload form says it next to its file instead. */
+export const call = async (path: string, init: RequestInit = {}, report: (message: string) => void = announce): Promise<Response | undefined> => {
   const headers = new Headers(init.headers)
   // Tells the server that this page handles a 401 itself: no browser Basic prompt.
   headers.set("x-requested-with", "XMLHttpRequest")
   if (authorization !== undefined) headers.set("authorization", authorization)
   const response = await fetch(path, { ...init, headers, credentials: "same-origin" }).catch(() => undefined)
   if (response === undefined) {
-    announce(`The server cannot be reached (${path}).`)
+    report(`The server cannot be reached (${path}).`)
     return undefined
   }
   // A 401 brings the sign-in form back, which says what to do better than the error would.
@@ -55,7 +56,7 @@ export const call = async (path: string, init: RequestInit = {}): Promise<Respon
     return undefined
   }
   if (!response.ok) {
-    announce(`${init.method ?? "GET"} ${path} failed (${response.status}): ${await errorMessage(response)}`)
+    report(`${init.method ?? "GET"} ${path} failed (${response.status}): ${await errorMessage(response)}`)
     return undefined
   }
   return response

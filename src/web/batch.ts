@@ -1,6 +1,6 @@
 import { announce, call, downloadLink, getJson, sendJson } from "./api.ts"
+import { loadCatalogue } from "./catalogue.ts"
 import { append, field, h, later, repeatWhile, routeHref } from "./dom.ts"
-import { loadCatalogue } from "./admin.ts"
 import { reviewMe } from "./jsonApi.ts"
 import type { Page } from "./page.ts"
 import { sendToReviewForm } from "./sendToReview.ts"

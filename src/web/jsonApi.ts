@@ -45,9 +45,9 @@ export const createResource = (path: string, type: string, attributes: Readonly<
 export const updateResource = (path: string, type: string, id: string, attributes: Readonly<Record<string, unknown>>, relations: Relations = {}) =>
   sendJson<Document>("PATCH", `/api/v1/${path}/${id}/`, { data: { type, id, attributes, relationships: relationships(relations) } }, jsonApi)
 
-/** A multipart upload (CSV imports); answers the document, whose `meta` holds the counts. */
-export const uploadForm = async (path: string, form: FormData) => {
-  const response = await call(`/api/v1/${path}/`, { method: "POST", body: form })
+/** A multipart upload (CSV imports, media ZIPs); answers the document, whose `meta` holds the counts. */
+export const uploadForm = async (path: string, form: FormData, report?: (message: string) => void) => {
+  const response = await call(`/api/v1/${path}/`, { method: "POST", body: form }, report)
   return response === undefined ? undefined : ((await response.json()) as Document)
 }
 

@@ -1,5 +1,6 @@
-import { adminSection, loadCatalogue, taskControls } from "./admin.ts"
+import { adminSection, taskControls } from "./admin.ts"
 import { announce, getJson, sendJson } from "./api.ts"
+import { loadCatalogue } from "./catalogue.ts"
 import { append, field, h, routeHref, uniqueId } from "./dom.ts"
 import { type Document, jsonApi, list, relationId, type Resource, reviewMe, text } from "./jsonApi.ts"
 import type { Page } from "./page.ts"

@@ -1,4 +1,4 @@
-import { type Catalogue, named, resourceSelect, selectedValues, userLabel } from "./admin.ts"
+import { type Catalogue, named, resourceSelect, selectedValues, userLabel } from "./catalogue.ts"
 import { field, h, routeHref } from "./dom.ts"
 import { createResource, list, type Relations, text } from "./jsonApi.ts"
 

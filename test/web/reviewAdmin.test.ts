@@ -231,7 +231,7 @@ describe.skipIf(!chromiumFound)(title, () => {
   })
 
   layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER" } }), { timeout: 60_000 })((it) => {
-    it.effect("a user who is not staff sees no administration controls, and the API refuses them with 403", () =>
+    it.effect("a user who is not staff sees no administration controls, and the API refuses their writes and uploads with 403", () =>
       Effect.gen(function* () {
         const server = yield* TestServer
         yield* addUser("ben", "s3cret", { projects: ["local-datashare"] })
@@ -244,19 +244,32 @@ describe.skipIf(!chromiumFound)(title, () => {
           await page().getByRole("heading", { level: 1, name: "Review" }).waitFor()
           await page().getByText("No review tasks are assigned to you.").waitFor()
           expect(await page().getByRole("region", { name: "Review administration" }).count()).toBe(0)
-          expect(await page().getByRole("button", { name: "Create the project" }).count()).toBe(0)
+          for (const name of ["Create the project", "Rename the choice group", "Save the alternative value", "Import the alternative values", "Attach the media"]) {
+            expect(await page().getByRole("button", { name }).count()).toBe(0)
+          }
           await checkPage("review-not-staff")
-          const refused = await fetch(`${server.url}/api/v1/projects/`, {
-            method: "POST",
-            headers: { authorization: basic("ben", "s3cret"), "content-type": "application/vnd.api+json" },
-            body: JSON.stringify({ data: { type: "Project", attributes: { name: "Not mine" } } })
-          })
-          expect(refused.status).toBe(403)
-          const form = new FormData()
-          form.append("task", "1")
-          form.append("csv_file", new Blob(["uid\na\n"], { type: "text/csv" }), "records.csv")
-          const upload = await fetch(`${server.url}/api/v1/task-records/upload/`, { method: "POST", headers: { authorization: basic("ben", "s3cret") }, body: form })
-          expect(upload.status).toBe(403)
+          const authorization = basic("ben", "s3cret")
+          const write = (method: string, path: string, type: string, attributes: Readonly<Record<string, unknown>>) =>
+            fetch(`${server.url}/api/v1/${path}/`, {
+              method,
+              headers: { authorization, "content-type": "application/vnd.api+json" },
+              body: JSON.stringify({ data: { type, ...(method === "PATCH" ? { id: "1" } : {}), attributes } })
+            })
+          const upload = (path: string, reference: string, fileField: string, fileName: string) => {
+            const form = new FormData()
+            form.append(reference, "1")
+            form.append(fileField, new Blob(["name\na\n"]), fileName)
+            return fetch(`${server.url}/api/v1/${path}/`, { method: "POST", headers: { authorization }, body: form })
+          }
+          const refusals = await Promise.all([
+            write("POST", "projects", "Project", { name: "Not mine" }),
+            write("PATCH", "choice-groups/1", "ChoiceGroup", { name: "Not mine" }),
+            write("PATCH", "alternative-values/1", "AlternativeValue", { name: "Not mine" }),
+            upload("task-records/upload", "task", "csv_file", "records.csv"),
+            upload("alternative-values/upload", "choice_group", "csv_file", "values.csv"),
+            upload("task-record-media/upload", "task", "zip_file", "media.zip")
+          ])
+          expect(refusals.map((refusal) => refusal.status)).toEqual([403, 403, 403, 403, 403, 403])
         })
       })
     )
