@@ -310,6 +310,20 @@ describe("highlightText", () => {
     }
   })
 
+  it("finds whole words only, as the reference does, where words are sought with the native string search", () => {
+    // Sought words inside longer words, beside digits, letters beyond U+FFFF and units that fold to ASCII (the
+    // Kelvin sign, fullwidth letters, a ligature), and U+0130, whose lower case is two units long.
+    const pieces = ["fox", "afox", "foxa", "FOX", "Fox1", "1fox", "ÿfox", "foxÿ", "𠀀fox", "fox𠀀", "\u212Aelvin", "kelvin", "Ｆｏｘ", "ﬁne", "fine", "İfox", "x"]
+    const random = seeded(11)
+    for (let i = 0; i < 1_000; i++) {
+      let text = ""
+      for (let n = below(random, 30); n > 0; n--) text += pick(random, pieces) + pick(random, [" ", "", ". ", "😀", "-"])
+      const query = match(pick(random, ["fox", "kelvin fine", "x fox", "fox1 1fox", "ﬁne"]))
+      const options = field({ numberOfFragments: 0, maxAnalyzedOffset: random() < 0.3 ? below(random, text.length + 2) + 1 : undefined })
+      expect({ text, query, fragments: highlightText(text, query, options) }).toEqual({ text, query, fragments: referenceHighlight(text, query, options) })
+    }
+  })
+
   it("counts a word cut by max_analyzed_offset whole, and ignores words starting after it", () => {
     const text = "alpha beta gamma delta. gamma again."
     const query = match("gamma delta")

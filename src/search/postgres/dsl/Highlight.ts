@@ -195,6 +195,66 @@ const matches = (text: string, matchers: Matchers, limit: number): Found => {
   return found
 }
 
+interface Span {
+  readonly start: number
+  readonly end: number
+}
+
+/** Length of the word character that ends just before `at`: 0 when there is none. */
+const wordCharacterBefore = (text: string, at: number) => {
+  if (at <= 0) return 0
+  const unit = text.charCodeAt(at - 1)
+  // A low surrogate belongs to a word character only as the second half of a letter beyond U+FFFF.
+  if (unit >= 0xdc00 && unit <= 0xdfff) return at >= 2 && wordCharacterAt(text, at - 2) === 2 ? 2 : 0
+  return wordCharacterAt(text, at - 1)
+}
+
+/** Above this many sought words, one pass word by word is cheaper than a native search per word. */
+const maxNativelySoughtWords = 16
+
+const isAscii = (text: string, start: number, end: number) => {
+  for (let at = start; at < end; at++) if (text.charCodeAt(at) > 0x7f) return false
+  return true
+}
+
+/**
+ * The same words as `matches` when only whole words are sought (no phrase, no test), found by the runtime's native
+ * string search instead of walking every word: ASCII words fold to their lower case, so each sought ASCII word is
+ * looked for in the lower-cased text and kept where word boundaries surround it; a word with a unit beyond ASCII is
+ * reached from that unit and folded whole, as `matches` does. Undefined when lower-casing changes the text's length
+ * (U+0130 is the only unit that does), since positions in the lower-cased text would then be off.
+ */
+const nativeWordMatches = (text: string, sought: ReadonlySet<string>, limit: number): Found | undefined => {
+  const lower = text.toLowerCase()
+  if (lower.length !== text.length) return undefined
+  const scanEnd = Math.min(limit, text.length)
+  const hits: Array<Span> = []
+  for (const word of sought) {
+    if (!isAscii(word, 0, word.length)) continue
+    for (let at = lower.indexOf(word); at !== -1 && at < scanEnd; at = lower.indexOf(word, at + 1)) {
+      const end = at + word.length
+      if (wordCharacterBefore(text, at) === 0 && wordCharacterAt(text, end) === 0 && isAscii(text, at, end)) hits.push({ start: at, end })
+    }
+  }
+  const folded = new Map<string, string>()
+  const beyondAscii = /[^\x00-\x7f]/g
+  let wordEnd = 0
+  for (let found = beyondAscii.exec(text); found !== null; found = beyondAscii.exec(text)) {
+    const at = found.index
+    if (at < wordEnd || wordCharacterAt(text, at) === 0) continue
+    let start = at
+    for (let size = 0; (size = wordCharacterBefore(text, start)) > 0; ) start -= size
+    if (start >= scanEnd) break
+    wordEnd = wordEndAfter(text, at)
+    const word = text.slice(start, wordEnd)
+    let foldedWord = folded.get(word)
+    if (foldedWord === undefined) folded.set(word, (foldedWord = fold(word)))
+    if (sought.has(foldedWord)) hits.push({ start, end: wordEnd })
+  }
+  hits.sort((a, b) => a.start - b.start)
+  return { starts: hits.map((hit) => hit.start), ends: hits.map((hit) => hit.end) }
+}
+
 /**
  * Ends of the sentences of a text, the k-th one from 0, or undefined after the last: a sentence ends after `.`,
  * `!` or `?` followed by spaces, or at a line break, and the last one with the text. They are searched for from the
@@ -214,11 +274,6 @@ const sentenceEnds = (text: string, scopeEnd: number) => {
     if (k < ends.length) return ends[k]
     return k === ends.length && ends[k - 1] !== text.length ? text.length : undefined
   }
-}
-
-interface Span {
-  readonly start: number
-  readonly end: number
 }
 
 /** The passage of the match in sentence `sentence` (the one whose end is first after the match's start). */
@@ -264,7 +319,11 @@ export const highlightText = (text: string, query: Query, field: HighlightField)
   const matchers: Matchers = { words: new Set(), tests: [], phrases: [] }
   collect(query, field.field, matchers)
   const nothingSought = matchers.words.size === 0 && matchers.tests.length === 0 && matchers.phrases.length === 0
-  const found = nothingSought ? { starts: [], ends: [] } : matches(text, matchers, field.maxAnalyzedOffset ?? defaultMaxAnalyzedOffset)
+  const limit = field.maxAnalyzedOffset ?? defaultMaxAnalyzedOffset
+  const wordsOnly = matchers.tests.length === 0 && matchers.phrases.length === 0 && matchers.words.size <= maxNativelySoughtWords
+  const found = nothingSought
+    ? { starts: [], ends: [] }
+    : ((wordsOnly ? nativeWordMatches(text, matchers.words, limit) : undefined) ?? matches(text, matchers, limit))
   const count = found.starts.length
   if (count === 0) return noMatch(text, field.noMatchSize)
   if (field.numberOfFragments === 0) return [mark(text, { start: 0, end: text.length }, found, 0, count, field)]
