@@ -122,7 +122,6 @@ export const runReviewCommand = (words: ReadonlyArray<string>, options: Readonly
     const cli = Object.fromEntries(Object.entries(options).filter(([name]) => !reviewOptionNames.has(name)))
     const settings = yield* resolveSettings({ env: process.env, cli, defaultSettingsFile })
     return yield* command(settings.defaultUserName).pipe(
-      Effect.catchTag("SqlError", Effect.die),
       Effect.provide(Layer.provideMerge(ReviewBridgeRepo.Default, reviewBridgeCommandLayer(settings)))
     )
   })

@@ -9,7 +9,7 @@ import { findReviewUser } from "../domain/review/ReviewUser.ts"
 import type { RpcCallers } from "./Caller.ts"
 import { ReviewBridgeRpcs } from "./ReviewBridgeRpcs.ts"
 
-/** The review bridge RPCs over the ReviewBridges service; database failures are defects. */
+/** The review bridge RPCs over the ReviewBridges service, which dies on database failures. */
 export const reviewBridgeRpcHandlers = (callers: RpcCallers) =>
   ReviewBridgeRpcs.toLayer(
     Effect.gen(function* () {
@@ -26,9 +26,9 @@ export const reviewBridgeRpcHandlers = (callers: RpcCallers) =>
         }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
       return {
         taskFromBatchSearch: (request, { headers }) =>
-          Effect.flatMap(callerFrom(headers), (caller) => bridges.fromBatchSearch(caller, request)).pipe(Effect.catchTag("SqlError", Effect.die)),
+          Effect.flatMap(callerFrom(headers), (caller) => bridges.fromBatchSearch(caller, request)),
         tagReviewedDocuments: (request, { headers }) =>
-          Effect.flatMap(callerFrom(headers), (caller) => bridges.tagDocuments(caller, request)).pipe(Effect.catchTag("SqlError", Effect.die))
+          Effect.flatMap(callerFrom(headers), (caller) => bridges.tagDocuments(caller, request))
       }
     })
   )

@@ -2,12 +2,11 @@ import type { Headers } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { Settings } from "../config/Settings.ts"
-import { recordAction, recordReviewActivity } from "../domain/review/Activity.ts"
-import { notifyMentions } from "../domain/review/Mentions.ts"
-import * as RecordMarks from "../domain/review/RecordMarks.ts"
+import { checkRecordAccess, setRecordBookmark, setRecordLock } from "../domain/review/RecordMarks.ts"
+import { inTransaction } from "../domain/review/ReviewDatabase.ts"
 import { ReviewNotFound, ReviewWriteForbidden } from "../domain/review/ReviewErrors.ts"
 import { recordById, recordPage, reviewPage, taskRecordsVisible, visibleReview } from "../domain/review/ReviewLists.ts"
-import { applyReviewChange, checkReviewChange, loadReview, notYourReview, type ReviewChange } from "../domain/review/ReviewUpdate.ts"
+import { changeReview, notYourReview, type ReviewChange } from "../domain/review/ReviewUpdate.ts"
 import { findReviewUser, type ReviewUser } from "../domain/review/ReviewUser.ts"
 import type { RpcCallers } from "./Caller.ts"
 import { ReviewRpcs } from "./ReviewRpcs.ts"
@@ -22,8 +21,8 @@ const pagedById = <A extends { readonly id: number }, E>(page: (afterId: number)
   )
 
 /**
- * The review RPCs over the review domain, with the review API's rules (src/http/review): the same scopes, the
- * same checks of a review's update and of a record's lock, the same activity recorded.
+ * The review RPCs over the review domain, with the review API's rules: the same scopes, the same checks of a
+ * review's update and of a record's lock, the same activity recorded. The domain dies on database failures.
  */
 export const reviewRpcHandlers = (callers: RpcCallers) =>
   ReviewRpcs.toLayer(
@@ -50,12 +49,9 @@ export const reviewRpcHandlers = (callers: RpcCallers) =>
         Effect.gen(function* () {
           const user = yield* reviewUserOf(headers)
           yield* readRecord(recordId, user)
-          yield* sql.withTransaction(Effect.zipRight(RecordMarks.checkRecordAccess(recordId, user.id), mark(user)))
+          yield* inTransaction(Effect.zipRight(checkRecordAccess(recordId, user.id), mark(user)))
           return yield* readRecord(recordId, user)
-        }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.provideService(SqlClient.SqlClient, sql))
-
-      const action = (verb: string, user: ReviewUser, recordId: number) =>
-        recordAction({ verb, actorId: user.id, target: { type: "TaskRecord", id: recordId } })
+        }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
       return {
         taskRecords: ({ taskId, pageSize }, { headers }) =>
@@ -63,14 +59,14 @@ export const reviewRpcHandlers = (callers: RpcCallers) =>
             const user = yield* reviewUserOf(headers)
             if (!(yield* taskRecordsVisible(taskId, user))) return yield* new ReviewNotFound({ resource: "Task", id: taskId })
             const size = pageSize ?? 200
-            return pagedById((afterId) => recordPage(taskId, user, afterId, size).pipe(Effect.orDie, Effect.provideService(SqlClient.SqlClient, sql)), size)
-          }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),
+            return pagedById((afterId) => recordPage(taskId, user, afterId, size).pipe(Effect.provideService(SqlClient.SqlClient, sql)), size)
+          }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),
         reviews: ({ pageSize, ...selection }, { headers }) =>
           Effect.gen(function* () {
             const user = yield* reviewUserOf(headers)
             const size = pageSize ?? 200
-            return pagedById((afterId) => reviewPage(selection, user, afterId, size).pipe(Effect.orDie, Effect.provideService(SqlClient.SqlClient, sql)), size)
-          }).pipe(Effect.orDie, Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),
+            return pagedById((afterId) => reviewPage(selection, user, afterId, size).pipe(Effect.provideService(SqlClient.SqlClient, sql)), size)
+          }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),
         chooseReview: ({ reviewId, choiceId, note, alternativeValue }, { headers }) =>
           Effect.gen(function* () {
             const user = yield* reviewUserOf(headers)
@@ -83,27 +79,13 @@ export const reviewRpcHandlers = (callers: RpcCallers) =>
               ...(note === undefined ? {} : { note }),
               ...(alternativeValue === undefined ? {} : { alternativeValue })
             }
-            yield* sql.withTransaction(
-              Effect.gen(function* () {
-                const review = yield* loadReview(reviewId)
-                if (review === undefined) return yield* missing
-                yield* checkReviewChange(user.id, review, change)
-                yield* recordReviewActivity(user.id, yield* applyReviewChange(review, change))
-                const place = { object: { type: "TaskRecordReview", id: review.id }, taskId: review.taskId, projectId: null }
-                if (typeof change.note === "string") yield* notifyMentions(user.id, place, change.note)
-              })
-            )
+            yield* inTransaction(changeReview(user.id, reviewId, change))
             const saved = yield* visibleReview(reviewId, user)
             return saved ?? (yield* missing)
-          }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.provideService(SqlClient.SqlClient, sql)),
-        lockRecord: ({ recordId }, { headers }) =>
-          markRecord(recordId, headers, (user) => Effect.zipRight(RecordMarks.lockRecord(recordId, user.id), action("locked", user, recordId))),
-        unlockRecord: ({ recordId }, { headers }) =>
-          markRecord(recordId, headers, (user) => Effect.zipRight(RecordMarks.unlockRecord(recordId, user.id), action("unlocked", user, recordId))),
-        bookmarkRecord: ({ recordId, bookmarked }, { headers }) =>
-          markRecord(recordId, headers, (user) =>
-            Effect.zipRight(RecordMarks.setBookmark(recordId, user.id, bookmarked), action(bookmarked ? "bookmarked" : "unbookmarked", user, recordId))
-          )
+          }).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
+        lockRecord: ({ recordId }, { headers }) => markRecord(recordId, headers, (user) => setRecordLock(recordId, user.id, true)),
+        unlockRecord: ({ recordId }, { headers }) => markRecord(recordId, headers, (user) => setRecordLock(recordId, user.id, false)),
+        bookmarkRecord: ({ recordId, bookmarked }, { headers }) => markRecord(recordId, headers, (user) => setRecordBookmark(recordId, user.id, bookmarked))
       }
     })
   )

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
+import { dieOnSqlError } from "../review/ReviewDatabase.ts"
 import { findReviewUser } from "../review/ReviewUser.ts"
 import { adminRole, projectsInDetails } from "../user/User.ts"
 import type { BridgeCaller } from "./ReviewBridge.ts"
@@ -30,4 +31,4 @@ export const bridgeCallerOf = (login: string) =>
       isStaff: row?.roles.includes(adminRole) ?? false,
       grantedProjects: projectsInDetails(row?.details ?? {})
     } satisfies BridgeCaller
-  })
+  }).pipe(dieOnSqlError)

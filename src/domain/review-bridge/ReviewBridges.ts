@@ -5,6 +5,7 @@ import { BatchSearchNotFound } from "../batch-search/BatchSearchErrors.ts"
 import { BatchSearchRepo } from "../batch-search/BatchSearchRepo.ts"
 import { DocumentMarks, maxDocumentIds } from "../document/DocumentMarks.ts"
 import { attributeAutomatically } from "../review/Attribution.ts"
+import { dieOnSqlError } from "../review/ReviewDatabase.ts"
 import { renderLink } from "../review/LinkTemplate.ts"
 import { settingValue } from "../review/ReviewSettings.ts"
 import { bestPassages } from "./Passages.ts"
@@ -26,6 +27,7 @@ const requireProjects = (caller: BridgeCaller, projects: ReadonlyArray<string>) 
 /**
  * The bridge between search and review: batch-search hits become the records of a review task (one transaction:
  * the task, its records and their attributions), and the confirmed records of a task tag their documents.
+ * Database failures, its transactions' included, are defects.
  */
 export class ReviewBridges extends Effect.Service<ReviewBridges>()("quarry/ReviewBridges", {
   effect: Effect.gen(function* () {
@@ -109,7 +111,7 @@ export class ReviewBridges extends Effect.Service<ReviewBridges>()("quarry/Revie
           return { task: taskId, createdTask: newTask !== undefined, records: inserted.length, skipped: hits.length - inserted.length } satisfies FromBatchSearchResult
         })
       ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-    })
+    }, dieOnSqlError)
 
     const tagDocuments = Effect.fn("ReviewBridges.tagDocuments")(function* (caller: BridgeCaller, request: TagDocumentsRequest) {
       yield* requireStaff(caller)
@@ -134,7 +136,7 @@ export class ReviewBridges extends Effect.Service<ReviewBridges>()("quarry/Revie
         })
       )
       return { records: confirmed.length, documents: tagged.flat().reduce((sum, count) => sum + count, 0) } satisfies TagDocumentsResult
-    })
+    }, dieOnSqlError)
 
     return { fromBatchSearch, tagDocuments }
   })

@@ -1,5 +1,6 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import type { ReviewOutcome } from "./ReviewUpdate.ts"
 
 /** A polymorphic reference: the resource type name and the row id. */
@@ -34,7 +35,7 @@ const countInAggregate = (verb: string, userId: number, taskId: number) =>
   })
 
 /** Records a public action (in the caller's transaction) and answers its id. */
-export const recordAction = (action: ActionRecord): Effect.Effect<number, SqlError.SqlError, SqlClient.SqlClient> =>
+export const recordAction = (action: ActionRecord): Effect.Effect<number, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<{ id: number }>`
@@ -45,7 +46,7 @@ export const recordAction = (action: ActionRecord): Effect.Effect<number, SqlErr
     const taskId = action.data?.task_id
     if (typeof taskId === "number") yield* countInAggregate(action.verb, action.actorId, taskId)
     return row!.id
-  })
+  }).pipe(dieOnSqlError)
 
 /**
  * The actions of a review update: `reviewed` or `cancelled` when the choice was sent, `selected` for a
@@ -64,4 +65,4 @@ export const recordReviewActivity = (actorId: number, { review, change }: Review
       yield* recordAction({ verb: "selected", actorId, target, data: { alternative_value: change.alternativeValue, task_id: taskId } })
     }
     if (change.note !== undefined) yield* recordAction({ verb: "commented", actorId, target, data: { note: change.note, task_id: taskId } })
-  })
+  }).pipe(dieOnSqlError)

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import { parseCsv } from "./Csv.ts"
 import { InvalidUpload } from "./ReviewErrors.ts"
 
@@ -29,4 +30,4 @@ export const importAlternativeValues = (choiceGroupId: number, text: string) =>
       INSERT INTO review_alternative_values (choice_group_id, name, value)
       SELECT ${choiceGroupId}, u.name, u.value FROM unnest(${rows.map((row) => row.name)}::text[], ${rows.map((row) => row.value)}::text[]) AS u (name, value)`
     return { created: rows.length }
-  })
+  }).pipe(dieOnSqlError)

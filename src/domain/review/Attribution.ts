@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import { refreshRecords } from "./RecordState.ts"
 import { AttributionRefused } from "./ReviewErrors.ts"
 
@@ -57,7 +58,7 @@ export const attribute = (request: AttributionRequest) =>
       RETURNING id`
     yield* refreshRecords([request.recordId])
     return created!.id
-  })
+  }).pipe(dieOnSqlError)
 
 /**
  * With `automatic_round_attributions` on, new records of a task go to its checkers, one round each in checker
@@ -80,4 +81,13 @@ export const attributeAutomatically = (taskId: number, recordIds: ReadonlyArray<
         unnest(${assigned.map((checker) => checker.id)}::int[]) WITH ORDINALITY AS checker (id, round)
       ON CONFLICT DO NOTHING`
     yield* refreshRecords(recordIds)
-  })
+  }).pipe(dieOnSqlError)
+
+/** Deletes a review (staff); its record's status and flags are recomputed. Callers run it inside their transaction. */
+export const removeReview = (reviewId: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ recordId: number | null }>`
+      DELETE FROM review_task_record_reviews WHERE id = ${reviewId} RETURNING task_record_id AS "recordId"`
+    yield* refreshRecords(rows.flatMap((row) => (row.recordId === null ? [] : [row.recordId])))
+  }).pipe(dieOnSqlError)

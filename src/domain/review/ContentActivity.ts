@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import { recordAction } from "./Activity.ts"
 import { notifyMentions } from "./Mentions.ts"
 
@@ -13,7 +14,7 @@ export const recordTipSaved = (tipId: number, created: boolean) =>
     const object = { type: "Tip", id: tipId }
     yield* recordAction({ verb: created ? "created" : "updated", actorId: tip.creatorId, target: object })
     yield* notifyMentions(tip.creatorId, { object, taskId: tip.taskId, projectId: tip.projectId }, tip.description)
-  })
+  }).pipe(dieOnSqlError)
 
 /** A task whose status changed records `locked`, `closed` or `open` by its creator, when it has one. */
 export const recordTaskStatusChange = (taskId: number, previousStatus: string) =>
@@ -22,4 +23,4 @@ export const recordTaskStatusChange = (taskId: number, previousStatus: string) =
     const [task] = yield* sql<{ creatorId: number | null; status: string }>`SELECT creator_id AS "creatorId", status FROM review_tasks WHERE id = ${taskId}`
     if (task === undefined || task.creatorId === null || task.status === previousStatus) return
     yield* recordAction({ verb: task.status.toLowerCase(), actorId: task.creatorId, target: { type: "Task", id: taskId } })
-  })
+  }).pipe(dieOnSqlError)

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import { csvLine } from "./Csv.ts"
 
 const recordColumns = ["id", "uid", "original_value", "predicted_value", "metadata", "status", "rounds", "priority", "link", "embeddable_link", "locked", "has_notes", "has_disagreements"]
@@ -14,7 +15,7 @@ export const exportRecords = (taskId: number) =>
       SELECT id, uid, original_value, predicted_value, metadata, status, rounds, priority, link, embeddable_link, locked, has_notes, has_disagreements
       FROM review_task_records WHERE task_id = ${taskId} ORDER BY id`
     return csvLine(recordColumns) + rows.map((row) => csvLine(recordColumns.map((column) => row[column]))).join("")
-  })
+  }).pipe(dieOnSqlError)
 
 /** A task's reviews as CSV: checker by username, choice by value, and the record's id and uid. */
 export const exportReviews = (taskId: number) =>
@@ -29,4 +30,4 @@ export const exportReviews = (taskId: number) =>
       LEFT JOIN review_choices c ON c.id = v.choice_id
       WHERE r.task_id = ${taskId} ORDER BY v.id`
     return csvLine(reviewColumns) + rows.map((row) => csvLine(reviewColumns.map((column) => row[column]))).join("")
-  })
+  }).pipe(dieOnSqlError)

@@ -3,6 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import { fileTypeFromBuffer } from "file-type"
 import { defaultLimits } from "../../extract/Document.ts"
 import { bytesSource } from "../../extract/Source.ts"
@@ -100,4 +101,4 @@ export const uploadMedia = (dataDir: string, taskId: number, zipBytes: Buffer, o
       .pipe(Effect.tapError(() => removeWritten))
     yield* Effect.promise(() => Promise.all(replaced.map((media) => fs.rm(path.join(mediaRoot(dataDir), media.file), { force: true }))))
     return { created: accepted.length, replaced: replaced.length, ignored }
-  })
+  }).pipe(dieOnSqlError)

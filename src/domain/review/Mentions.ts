@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import type { Reference } from "./Activity.ts"
 
 /** `@name`: letters and digits, 1 to 15 of them. */
@@ -49,4 +50,4 @@ export const notifyMentions = (authorId: number, place: Place, text: string) =>
         RETURNING id`
       if (action !== undefined) yield* sql`INSERT INTO review_user_notifications (recipient_id, action_id) VALUES (${recipient}, ${action.id})`
     }
-  })
+  }).pipe(dieOnSqlError)

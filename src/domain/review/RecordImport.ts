@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import { attributeAutomatically } from "./Attribution.ts"
 import { parseCsv } from "./Csv.ts"
 import { InvalidUpload } from "./ReviewErrors.ts"
@@ -56,7 +57,7 @@ export const readRecordCsv = (text: string) =>
       rows.push({ uid, originalValue: value(positions.originalValue), predictedValue: value(positions.predictedValue), metadata: value(positions.metadata) })
     }
     return rows
-  })
+  }).pipe(dieOnSqlError)
 
 /**
  * Imports CSV rows into a task in one transaction: a row whose uid names a record of the task overwrites that
@@ -97,4 +98,4 @@ export const importRecords = (taskId: number, rows: ReadonlyArray<ImportRow>) =>
     }
     yield* attributeAutomatically(taskId, inserted.map((row) => row.id))
     return { created: inserted.length, updated: updatedCount }
-  })
+  }).pipe(dieOnSqlError)

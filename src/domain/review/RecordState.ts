@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 
 /**
  * Recomputes what a record derives from its reviews: status (UNASSIGNED without review, DONE once the DONE
@@ -27,4 +28,4 @@ export const refreshRecords = (recordIds: ReadonlyArray<number>) =>
         has_notes = s.notes > 0,
         has_disagreements = s.choices > 1
       FROM s WHERE s.id = r.id`
-  })
+  }).pipe(dieOnSqlError)

@@ -77,3 +77,14 @@ export class ReviewNotFound extends Schema.TaggedError<ReviewNotFound>()(
     return `No ${this.resource} matches the given query.`
   }
 }
+
+/** A filter of a review list whose value cannot be used: 400 at the attribute `field`. */
+export class InvalidFilter extends Schema.TaggedError<InvalidFilter>()(
+  "InvalidFilter",
+  { field: Schema.String, reason: Schema.String, code: Schema.String },
+  HttpApiSchema.annotations({ status: 400 })
+) {
+  override get message() {
+    return this.reason
+  }
+}

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import type { ReviewUser } from "./ReviewUser.ts"
 
 /** A record of a task as the RPC API lists it; `bookmarked` is the caller's bookmark. */
@@ -57,18 +58,19 @@ export const taskRecordsVisible = (taskId: number, user: ReviewUser) =>
     const rows = yield* sql`SELECT 1 FROM review_tasks t WHERE t.id = ${taskId} AND (${user.isStaff} OR t.id IN (
         SELECT k.task_id FROM review_task_checkers k WHERE k.checker_id = ${user.id}))`
     return rows.length > 0
-  })
+  }).pipe(dieOnSqlError)
 
 /** A page of a task's records in id order, after `afterId`. */
 export const recordPage = (taskId: number, user: ReviewUser, afterId: number, limit: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<RecordRow>`SELECT ${recordColumns(sql, user.id)} FROM review_task_records r
       WHERE r.task_id = ${taskId} AND r.id > ${afterId} ORDER BY r.id LIMIT ${limit}`
-  )
+  ).pipe(dieOnSqlError)
 
 export const recordById = (id: number, user: ReviewUser) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql<RecordRow>`SELECT ${recordColumns(sql, user.id)} FROM review_task_records r WHERE r.id = ${id}`).pipe(
-    Effect.map((rows) => rows[0])
+    Effect.map((rows) => rows[0]),
+    dieOnSqlError
   )
 
 /** A page of reviews in id order, after `afterId`; reviews without a record are out, as in the review API's lists. */
@@ -85,7 +87,7 @@ export const reviewPage = (selection: ReviewSelection, user: ReviewUser, afterId
     ])
     return yield* sql<ReviewRow>`SELECT ${sql.literal(reviewColumns)} FROM review_task_record_reviews v
       JOIN review_task_records rec ON rec.id = v.task_record_id WHERE ${conditions} ORDER BY v.id LIMIT ${limit}`
-  })
+  }).pipe(dieOnSqlError)
 
 /** A review the user may see (as the review API scopes them: staff all, checkers those of tasks they check). */
 export const visibleReview = (id: number, user: ReviewUser) =>
@@ -95,4 +97,4 @@ export const visibleReview = (id: number, user: ReviewUser) =>
       JOIN review_task_records rec ON rec.id = v.task_record_id
       WHERE v.id = ${id} AND (${user.isStaff} OR rec.task_id IN (SELECT task_id FROM review_task_checkers WHERE checker_id = ${user.id}))`
     return rows[0]
-  })
+  }).pipe(dieOnSqlError)

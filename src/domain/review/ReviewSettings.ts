@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 
 /** A setting of the review front end; its key is its id. */
 export interface ReviewSetting {
@@ -38,7 +39,7 @@ export const listSettings = (publicOnly: boolean) =>
     for (const [key, value] of Object.entries(defaults)) byKey.set(key, { key, value, public: alwaysPublic.has(key) })
     for (const row of stored) byKey.set(row.key, { key: row.key, value: row.value, public: row.public || alwaysPublic.has(row.key) })
     return [...byKey.values()].filter((setting) => !publicOnly || setting.public).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  })
+  }).pipe(dieOnSqlError)
 
 /** One setting's value: the stored one, else the built-in default (undefined for an unknown key). */
 export const settingValue = (key: string) =>
@@ -46,4 +47,4 @@ export const settingValue = (key: string) =>
     const sql = yield* SqlClient.SqlClient
     const [stored] = yield* sql<{ value: string }>`SELECT value FROM review_settings WHERE key = ${key}`
     return stored?.value ?? defaults[key]
-  })
+  }).pipe(dieOnSqlError)

@@ -1,7 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { recordReviewActivity } from "./Activity.ts"
+import { notifyMentions } from "./Mentions.ts"
 import { refreshRecords } from "./RecordState.ts"
-import { ReviewFieldInvalid, ReviewWriteForbidden } from "./ReviewErrors.ts"
+import { ReviewFieldInvalid, ReviewNotFound, ReviewWriteForbidden } from "./ReviewErrors.ts"
 
 /** What a checker asks to change on a review; an absent member leaves the field unchanged (even with PUT). */
 export interface ReviewChange {
@@ -48,7 +51,7 @@ export const loadReview = (reviewId: number) =>
       WHERE v.id = ${reviewId}
       FOR UPDATE OF v, rec`
     return row
-  })
+  }).pipe(dieOnSqlError)
 
 /**
  * The rules of a checker's review update, in the reference's order: only the review's checker; a choice (set or
@@ -77,7 +80,7 @@ export const checkReviewChange = (requesterId: number, review: ReviewState, chan
     if (choice.requireAlternativeValue && (alternativeValue ?? "").trim() === "") {
       return yield* new ReviewFieldInvalid({ field: "alternativeValue", reason: "This choice requires an alternative value." })
     }
-  })
+  }).pipe(dieOnSqlError)
 
 /**
  * Writes a checked change: the status follows the choice, the note's creation time is stamped when it first
@@ -102,4 +105,28 @@ export const applyReviewChange = (review: ReviewState, change: ReviewChange) =>
     yield* sql`UPDATE review_task_record_reviews SET ${sql.update(columns)} WHERE id = ${review.id}`
     yield* refreshRecords([review.recordId])
     return { review, change } satisfies ReviewOutcome
+  }).pipe(dieOnSqlError)
+
+const lockedReview = (reviewId: number) =>
+  Effect.flatMap(loadReview(reviewId), (review) =>
+    review === undefined ? Effect.fail(new ReviewNotFound({ resource: "TaskRecordReview", id: reviewId })) : Effect.succeed(review)
+  )
+
+/**
+ * Saves a change already checked (bulk operations check every change first) with its recomputations, its actions
+ * and the mentions of its note, in the caller's transaction.
+ */
+export const saveReviewChange = (requesterId: number, reviewId: number, change: ReviewChange) =>
+  Effect.gen(function* () {
+    const review = yield* lockedReview(reviewId)
+    yield* recordReviewActivity(requesterId, yield* applyReviewChange(review, change))
+    const place = { object: { type: "TaskRecordReview", id: review.id }, taskId: review.taskId, projectId: null }
+    if (typeof change.note === "string") yield* notifyMentions(requesterId, place, change.note)
+  })
+
+/** A checker's change of their review, checked then saved, in the caller's transaction. */
+export const changeReview = (requesterId: number, reviewId: number, change: ReviewChange) =>
+  Effect.gen(function* () {
+    yield* checkReviewChange(requesterId, yield* lockedReview(reviewId), change)
+    yield* saveReviewChange(requesterId, reviewId, change)
   })

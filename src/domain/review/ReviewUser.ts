@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "./ReviewDatabase.ts"
 import { adminRole } from "../user/User.ts"
 
 /** A caller of the review API: a row of `users`; staff are the users with the admin role. */
@@ -24,4 +25,4 @@ export const findReviewUser = (login: string, createLocal: boolean) =>
       INSERT INTO users (login, roles) VALUES (${login}, ${[adminRole]}::text[])
       ON CONFLICT (login) DO UPDATE SET login = EXCLUDED.login RETURNING id`
     return { id: created[0]!.id, login, isStaff: true } satisfies ReviewUser
-  })
+  }).pipe(dieOnSqlError)

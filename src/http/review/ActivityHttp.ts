@@ -1,12 +1,14 @@
 import { Effect } from "effect"
 import { markNotification } from "../../domain/review/Notifications.ts"
+import { actionsAboutRecord, actionsOfUser } from "../../domain/review/resources/Activity.ts"
+import { registry } from "../../domain/review/resources/index.ts"
+import type { ReadContext } from "../../domain/review/resources/Resource.ts"
+import { notificationRecipient, recordVisible, userIdOf } from "../../domain/review/ReviewAccess.ts"
+import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
 import { HttpRequest, pathParam } from "../Http.ts"
 import { readDocument, type RequestDocument } from "./Document.ts"
 import { JsonApiError, notFound } from "./JsonApiError.ts"
 import { readCollection, readOne } from "./Reader.ts"
-import type { ReadContext } from "./Resource.ts"
-import { checkedTasks } from "./resources/Filters.ts"
-import { registry } from "./resources/index.ts"
 import { apiRoot, collectionRoutes, detail } from "./ReadHttp.ts"
 import { document, jsonApiRoute, readContext } from "./Route.ts"
 import { checkAttributes, ValidationFailed } from "./Validation.ts"
@@ -16,16 +18,9 @@ const recordActions = Effect.gen(function* () {
   const context = yield* readContext
   const request = yield* HttpRequest
   const id = yield* pathParam("id")
-  const { sql } = context
   // A record out of the user's scope is not found, as its detail is not.
-  const inScope = context.user.isStaff ? sql`TRUE` : sql`task_id IN ${checkedTasks(context)}`
-  if (!/^\d{1,9}$/.test(id) || (yield* sql`SELECT 1 FROM review_task_records WHERE id = ${Number(id)} AND ${inScope}`).length === 0) return yield* notFound()
-  const record = Number(id)
-  const reviews = sql`(SELECT v.id FROM review_task_record_reviews v WHERE v.task_record_id = ${record})`
-  const about = (type: string, idColumn: string) =>
-    sql`(${sql.literal(type)} = 'TaskRecord' AND ${sql.literal(idColumn)} = ${record} OR ${sql.literal(type)} = 'TaskRecordReview' AND ${sql.literal(idColumn)} IN ${reviews})`
-  const where = sql`r.public AND (${about("r.target_type", "r.target_id")} OR ${about("r.action_object_type", "r.action_object_id")})`
-  return document(yield* readCollection(registry, context, registry.Action, request, [where]))
+  if (!/^\d{1,9}$/.test(id) || !(yield* recordVisible(Number(id), context.user))) return yield* notFound()
+  return document(yield* readCollection(registry, context, registry.Action, request, [actionsAboutRecord(context, Number(id))]))
 })
 
 /** A user's public actions (as actor or target), newest first: the user page's activity; 404 for an unknown user. */
@@ -33,11 +28,9 @@ const userActions = Effect.gen(function* () {
   const context = yield* readContext
   const request = yield* HttpRequest
   const key = yield* pathParam("id")
-  const { sql } = context
-  const [user] = yield* (/^\d{1,9}$/.test(key) ? sql<{ id: number }>`SELECT id FROM users WHERE id = ${Number(key)}` : sql<{ id: number }>`SELECT id FROM users WHERE login = ${key}`)
-  if (user === undefined) return yield* notFound()
-  const where = sql`r.public AND (r.actor_id = ${user.id} OR (r.target_type = 'User' AND r.target_id = ${user.id}))`
-  return document(yield* readCollection(registry, context, registry.Action, request, [where]))
+  const userId = yield* userIdOf(key)
+  if (userId === undefined) return yield* notFound()
+  return document(yield* readCollection(registry, context, registry.Action, request, [actionsOfUser(context, userId)]))
 })
 
 const aggregateFilters = new Set(Object.keys(registry.ActionAggregate.filters ?? {}))
@@ -68,9 +61,9 @@ export interface NotificationRefusals {
 const ownNotification = (context: ReadContext, id: string, refusals: NotificationRefusals) =>
   Effect.gen(function* () {
     if (!/^\d{1,9}$/.test(id)) return yield* refusals.missing()
-    const [row] = yield* context.sql<{ recipientId: number }>`SELECT recipient_id AS "recipientId" FROM review_user_notifications WHERE id = ${Number(id)}`
-    if (row === undefined) return yield* refusals.missing()
-    return row.recipientId === context.user.id ? Number(id) : yield* refusals.foreign()
+    const recipientId = yield* notificationRecipient(Number(id))
+    if (recipientId === undefined) return yield* refusals.missing()
+    return recipientId === context.user.id ? Number(id) : yield* refusals.foreign()
   })
 
 const notificationMissing = () => new JsonApiError({ status: 404, detail: "No UserNotification matches the given query.", pointer: null, code: "not_found" })
@@ -93,7 +86,7 @@ const updateNotification = Effect.gen(function* () {
   const urlId = yield* pathParam("id")
   yield* ownNotification(context, urlId, singleRefusals)
   const write = yield* notificationUpdate(context, urlId, yield* readDocument("UserNotification", urlId))
-  yield* context.sql.withTransaction(write)
+  yield* inTransaction(write)
   return document(yield* readOne(registry, context, registry.UserNotification, urlId, new URLSearchParams(), "No UserNotification matches the given query."))
 })
 

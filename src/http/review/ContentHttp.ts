@@ -1,19 +1,30 @@
-import type { SqlClient, SqlError } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { attributeAutomatically } from "../../domain/review/Attribution.ts"
-import { recordTaskStatusChange, recordTipSaved } from "../../domain/review/ContentActivity.ts"
-import { ChoiceGroupFrozen, StillInUse } from "../../domain/review/ReviewErrors.ts"
+import {
+  checkChoiceGroupUnused,
+  type Columns,
+  createRecord,
+  createTask,
+  createTip,
+  deleteTaskSetting,
+  updateNamedValue,
+  updateTask,
+  updateTip
+} from "../../domain/review/ReviewContent.ts"
+import { registry } from "../../domain/review/resources/index.ts"
+import type { ReadContext, ResourceDefinition } from "../../domain/review/resources/Resource.ts"
+import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import type { ChoiceGroupFrozen, StillInUse } from "../../domain/review/ReviewErrors.ts"
+import { deleteRow, insertRow, type ReviewTable, updateRow } from "../../domain/review/ReviewRows.ts"
 import { pathParam } from "../Http.ts"
 import { readDocument, type RequestDocument } from "./Document.ts"
 import { JsonApiError } from "./JsonApiError.ts"
 import { readOne } from "./Reader.ts"
-import type { ReadContext, ResourceDefinition } from "./Resource.ts"
-import { registry } from "./resources/index.ts"
 import { apiRoot } from "./ReadHttp.ts"
 import { document, jsonApiRoute, noContent, staffContext } from "./Route.ts"
-import { type CheckedWrite, checkWrite, existingId, insertRow, updateRow, type WriteRules } from "./Writer.ts"
+import { type CheckedWrite, checkWrite, existingId, type WriteRules } from "./Writer.ts"
 
-type Write<A> = Effect.Effect<A, JsonApiError | ChoiceGroupFrozen | StillInUse | SqlError.SqlError, SqlClient.SqlClient>
+type Write<A> = Effect.Effect<A, JsonApiError | ChoiceGroupFrozen | StillInUse, SqlClient.SqlClient>
 
 /** The domain's refusals as JSON:API errors, pointing at the field concerned. */
 const asJsonApi = <A>(write: Write<A>) =>
@@ -27,17 +38,17 @@ const asJsonApi = <A>(write: Write<A>) =>
 /** One resource the staff manage: its collection path, table, rules, and the steps beyond a plain insert/update. */
 interface ContentSpec {
   readonly path: string
-  readonly table: string
+  readonly table: ReviewTable
   readonly definition: ResourceDefinition
   readonly rules: WriteRules
   /** Column values derived on creation (creator, defaults). */
-  readonly onCreate?: (context: ReadContext, columns: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
+  readonly onCreate?: (context: ReadContext, columns: Columns) => Columns
   /** Column values adjusted on every write (a value defaulting to the name). */
-  readonly normalise?: (columns: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>
+  readonly normalise?: (columns: Columns) => Columns
   /** Replaces the plain insert (tasks create their template setting and checkers). */
-  readonly create?: (context: ReadContext, write: CheckedWrite, columns: Readonly<Record<string, unknown>>) => Write<number>
-  readonly update?: (context: ReadContext, id: number, write: CheckedWrite, columns: Readonly<Record<string, unknown>>) => Write<void>
-  readonly beforeDelete?: (context: ReadContext, id: number) => Write<void>
+  readonly create?: (write: CheckedWrite, columns: Columns) => Write<number>
+  readonly update?: (id: number, write: CheckedWrite, columns: Columns) => Write<void>
+  readonly beforeDelete?: (id: number) => Write<void>
 }
 
 const modelOf = (spec: ContentSpec) => (typeof spec.definition.type === "string" ? spec.definition.type : "")
@@ -52,76 +63,53 @@ const createHandler = (spec: ContentSpec) =>
   Effect.gen(function* () {
     const context = yield* staffContext
     const request = yield* readDocument(modelOf(spec))
-    const write = yield* checkWrite(context.sql, request, spec.rules, true)
+    const write = yield* checkWrite(request, spec.rules, true)
     const derived = { ...write.columns, ...spec.onCreate?.(context, write.columns) }
     const columns = spec.normalise?.(derived) ?? derived
-    const id = yield* asJsonApi(context.sql.withTransaction(spec.create?.(context, write, columns) ?? insertRow(context.sql, spec.table, columns)))
+    const id = yield* asJsonApi(inTransaction(spec.create?.(write, columns) ?? insertRow(spec.table, columns)))
     return yield* render(context, spec, id, 201)
   })
 
 /** Checks a staff update of content and answers the write to run (in the caller's transaction). */
-const contentUpdate = (spec: ContentSpec, context: ReadContext, id: number, request: RequestDocument) =>
+const contentUpdate = (spec: ContentSpec, id: number, request: RequestDocument) =>
   Effect.gen(function* () {
-    const write = yield* checkWrite(context.sql, request, spec.rules, false)
+    const write = yield* checkWrite(request, spec.rules, false)
     const columns = spec.normalise?.(write.columns) ?? write.columns
-    return asJsonApi(spec.update?.(context, id, write, columns) ?? updateRow(context.sql, spec.table, id, columns))
+    return asJsonApi(spec.update?.(id, write, columns) ?? updateRow(spec.table, id, columns))
   })
 
 const updateHandler = (spec: ContentSpec) =>
   Effect.gen(function* () {
     const context = yield* staffContext
     const urlId = yield* pathParam("id")
-    const id = yield* existingId(context.sql, spec.table, modelOf(spec), urlId)
-    const write = yield* contentUpdate(spec, context, id, yield* readDocument(modelOf(spec), urlId))
-    yield* context.sql.withTransaction(write)
+    const id = yield* existingId(spec.table, modelOf(spec), urlId)
+    const write = yield* contentUpdate(spec, id, yield* readDocument(modelOf(spec), urlId))
+    yield* inTransaction(write)
     return yield* render(context, spec, id, 200)
   })
 
 const deleteHandler = (spec: ContentSpec) =>
   Effect.gen(function* () {
-    const context = yield* staffContext
-    const id = yield* existingId(context.sql, spec.table, modelOf(spec), yield* pathParam("id"))
+    yield* staffContext
+    const id = yield* existingId(spec.table, modelOf(spec), yield* pathParam("id"))
     yield* asJsonApi(
-      context.sql.withTransaction(
+      inTransaction(
         Effect.gen(function* () {
-          if (spec.beforeDelete !== undefined) yield* spec.beforeDelete(context, id)
-          yield* context.sql`DELETE FROM ${context.sql.literal(spec.table)} WHERE id = ${id}`
+          if (spec.beforeDelete !== undefined) yield* spec.beforeDelete(id)
+          yield* deleteRow(spec.table, id)
         })
       )
     )
     return noContent
   })
 
-/** An update that leaves `value` empty takes the row's name, whether or not the request sent the name. */
-const updateNamedValue = (table: string) => (context: ReadContext, id: number, _: CheckedWrite, columns: Readonly<Record<string, unknown>>) =>
-  Effect.gen(function* () {
-    yield* updateRow(context.sql, table, id, columns)
-    yield* context.sql`UPDATE ${context.sql.literal(table)} SET value = name WHERE id = ${id} AND value = ''`
-  })
-
 /** `value` defaults to `name` when empty (choices and alternative values). */
-const valueDefaultsToName = (columns: Readonly<Record<string, unknown>>) =>
+const valueDefaultsToName = (columns: Columns) =>
   "name" in columns && (columns.value === undefined || columns.value === "" || columns.value === null) ? { ...columns, value: columns.name } : columns
 
 const named = { name: { kind: "string", max: 100, required: true } } as const
 const nullableText = (max?: number) => ({ kind: "string", nullable: true, ...(max === undefined ? {} : { max }) }) as const
 const choiceGroupRelation = { choice_group: { type: "ChoiceGroup", table: "review_choice_groups", column: "choice_group_id", required: true } } as const
-
-const setCheckers = (context: ReadContext, taskId: number, checkers: ReadonlyArray<number> | undefined) =>
-  checkers === undefined
-    ? Effect.void
-    : Effect.gen(function* () {
-        yield* context.sql`DELETE FROM review_task_checkers WHERE task_id = ${taskId}`
-        if (checkers.length > 0) {
-          yield* context.sql`INSERT INTO review_task_checkers (task_id, checker_id) SELECT ${taskId}, unnest(${[...new Set(checkers)]}::int[])`
-        }
-      })
-
-/** A task's template setting follows its template type; converting keeps the common fields. */
-const syncTemplateSetting = (context: ReadContext, taskId: number) =>
-  context.sql`
-    UPDATE review_template_settings s SET kind = t.template_type, ratio = CASE WHEN t.template_type = 'IFRAME' THEN s.ratio END
-    FROM review_tasks t WHERE t.id = ${taskId} AND s.id = t.template_setting_id`
 
 const taskSpec: ContentSpec = {
   path: "tasks",
@@ -150,32 +138,9 @@ const taskSpec: ContentSpec = {
     toMany: { checkers: { type: "User", table: "users" } }
   },
   onCreate: (context) => ({ creator_id: context.user.id }),
-  create: (context, write, columns) =>
-    Effect.gen(function* () {
-      const settingId = yield* insertRow(context.sql, "review_template_settings", { kind: columns.template_type ?? "TEXT" })
-      const id = yield* insertRow(context.sql, "review_tasks", { ...columns, template_setting_id: settingId })
-      yield* setCheckers(context, id, write.many.checkers)
-      return id
-    }),
-  update: (context, id, write, columns) =>
-    Effect.gen(function* () {
-      if ("choice_group_id" in columns) {
-        const [current] = yield* context.sql<{ choiceGroupId: number | null; reviewed: boolean }>`
-          SELECT choice_group_id AS "choiceGroupId", EXISTS (
-            SELECT 1 FROM review_task_record_reviews v JOIN review_task_records r ON r.id = v.task_record_id WHERE r.task_id = t.id
-          ) AS reviewed
-          FROM review_tasks t WHERE t.id = ${id} FOR UPDATE`
-        if (current !== undefined && current.reviewed && current.choiceGroupId !== columns.choice_group_id) {
-          return yield* new ChoiceGroupFrozen()
-        }
-      }
-      const [previous] = yield* context.sql<{ status: string }>`SELECT status FROM review_tasks WHERE id = ${id}`
-      yield* updateRow(context.sql, "review_tasks", id, columns)
-      yield* setCheckers(context, id, write.many.checkers)
-      if ("template_type" in columns) yield* syncTemplateSetting(context, id)
-      if (previous !== undefined) yield* recordTaskStatusChange(id, previous.status)
-    }),
-  beforeDelete: (context, id) => Effect.asVoid(context.sql`DELETE FROM review_template_settings WHERE id = (SELECT template_setting_id FROM review_tasks WHERE id = ${id})`)
+  create: (write, columns) => createTask(columns, write.many.checkers),
+  update: (id, write, columns) => updateTask(id, columns, write.many.checkers),
+  beforeDelete: deleteTaskSetting
 }
 
 const taskRecordSpec: ContentSpec = {
@@ -195,26 +160,8 @@ const taskRecordSpec: ContentSpec = {
     toOne: { task: { type: "Task", table: "review_tasks", column: "task_id", required: true } }
   },
   normalise: (columns) => ("metadata" in columns ? { ...columns, metadata: JSON.stringify(columns.metadata) } : columns),
-  create: (context, _, columns) =>
-    Effect.gen(function* () {
-      const id = yield* insertRow(context.sql, "review_task_records", columns)
-      yield* attributeAutomatically(columns.task_id as number, [id])
-      return id
-    })
+  create: (_, columns) => createRecord(columns)
 }
-
-/** A tip takes its task's project when it has none, and drops a task that is not in its project. */
-const tipColumns = (context: ReadContext, id: number | undefined, columns: Readonly<Record<string, unknown>>) =>
-  Effect.gen(function* () {
-    const [current] = id === undefined ? [] : yield* context.sql<{ projectId: number | null; taskId: number | null }>`
-      SELECT project_id AS "projectId", task_id AS "taskId" FROM review_tips WHERE id = ${id}`
-    const taskId = ("task_id" in columns ? columns.task_id : current?.taskId ?? null) as number | null
-    const projectId = ("project_id" in columns ? columns.project_id : current?.projectId ?? null) as number | null
-    if (taskId === null) return columns
-    const [task] = yield* context.sql<{ projectId: number }>`SELECT project_id AS "projectId" FROM review_tasks WHERE id = ${taskId}`
-    if (projectId === null) return { ...columns, project_id: task!.projectId }
-    return task!.projectId === projectId ? columns : { ...columns, task_id: null }
-  })
 
 const tipSpec: ContentSpec = {
   path: "tips",
@@ -228,17 +175,8 @@ const tipSpec: ContentSpec = {
     }
   },
   onCreate: (context) => ({ creator_id: context.user.id }),
-  create: (context, _, columns) =>
-    Effect.gen(function* () {
-      const id = yield* insertRow(context.sql, "review_tips", yield* tipColumns(context, undefined, columns))
-      yield* recordTipSaved(id, true)
-      return id
-    }),
-  update: (context, id, _, columns) =>
-    Effect.gen(function* () {
-      yield* updateRow(context.sql, "review_tips", id, { ...(yield* tipColumns(context, id, columns)), updated_at: new Date() })
-      yield* recordTipSaved(id, false)
-    })
+  create: (_, columns) => createTip(columns),
+  update: (id, _, columns) => updateTip(id, columns)
 }
 
 const specs: ReadonlyArray<ContentSpec> = [
@@ -254,11 +192,7 @@ const specs: ReadonlyArray<ContentSpec> = [
     table: "review_choice_groups",
     definition: registry.ChoiceGroup,
     rules: { attributes: named },
-    beforeDelete: (context, id) =>
-      Effect.gen(function* () {
-        const used = yield* context.sql`SELECT 1 FROM review_tasks WHERE choice_group_id = ${id} LIMIT 1`
-        if (used.length > 0) return yield* new StillInUse({ reason: "This choice group is used by a task and cannot be deleted." })
-      })
+    beforeDelete: checkChoiceGroupUnused
   },
   {
     path: "choices",
@@ -269,7 +203,7 @@ const specs: ReadonlyArray<ContentSpec> = [
       toOne: choiceGroupRelation
     },
     normalise: valueDefaultsToName,
-    update: updateNamedValue("review_choices")
+    update: (id, _, columns) => updateNamedValue("review_choices", id, columns)
   },
   {
     path: "alternative-values",
@@ -277,7 +211,7 @@ const specs: ReadonlyArray<ContentSpec> = [
     definition: registry.AlternativeValue,
     rules: { attributes: { ...named, value: { kind: "string", max: 100 } }, toOne: choiceGroupRelation },
     normalise: valueDefaultsToName,
-    update: updateNamedValue("review_alternative_values")
+    update: (id, _, columns) => updateNamedValue("review_alternative_values", id, columns)
   },
   taskSpec,
   taskRecordSpec,
@@ -296,6 +230,6 @@ const routesOf = (spec: ContentSpec) => {
 }
 
 /** A staff edit of a record's content (uid, values, metadata, priority, links), to run in the caller's transaction. */
-export const recordContentUpdate = (context: ReadContext, id: number, request: RequestDocument) => contentUpdate(taskRecordSpec, context, id, request)
+export const recordContentUpdate = (id: number, request: RequestDocument) => contentUpdate(taskRecordSpec, id, request)
 
 export const contentRoutes = specs.flatMap(routesOf)

@@ -4,12 +4,12 @@ import { Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { exportRecords, exportReviews } from "../../domain/review/Exports.ts"
 import { mediaRoot, uploadMedia } from "../../domain/review/MediaUpload.ts"
+import { visibleMedia } from "../../domain/review/ReviewAccess.ts"
 import { pathParam, stream, text } from "../Http.ts"
 import { uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"
 import { JsonApiError, notFound } from "./JsonApiError.ts"
 import { readForm } from "./Multipart.ts"
 import { apiRoot } from "./ReadHttp.ts"
-import { checkedTasks } from "./resources/Filters.ts"
 import { document, jsonApiRoute, readContext, staffContext } from "./Route.ts"
 import { formFile, formReference } from "./UploadHttp.ts"
 import { existingId } from "./Writer.ts"
@@ -17,10 +17,10 @@ import { existingId } from "./Writer.ts"
 const truthy = (value: string | undefined) => value !== undefined && ["1", "true", "on", "yes"].includes(value.trim().toLowerCase())
 
 const uploadZip = Effect.gen(function* () {
-  const context = yield* staffContext
+  yield* staffContext
   const settings = yield* Settings
   const form = yield* readForm
-  const task = yield* formReference(context, form, "task", "review_tasks")
+  const task = yield* formReference(form, "task", "review_tasks")
   const zip = yield* formFile(form, "zip_file")
   const onlyOne = truthy(form.get("only_one_per_task_record")?.content.toString("utf8"))
   const counts = yield* uploadMedia(settings.dataDir, task, zip, onlyOne).pipe(
@@ -36,9 +36,7 @@ const mediaFile = Effect.gen(function* () {
   const id = yield* pathParam("id")
   const missing = notFound("No TaskRecordMedia matches the given query.", null)
   if (!/^\d{1,9}$/.test(id)) return yield* missing
-  const scope = context.user.isStaff ? context.sql`TRUE` : context.sql`task_id IN ${checkedTasks(context)}`
-  const [media] = yield* context.sql<{ file: string; mimeType: string }>`
-    SELECT file, mime_type AS "mimeType" FROM review_task_record_media WHERE id = ${Number(id)} AND ${scope}`
+  const media = yield* visibleMedia(Number(id), context.user)
   if (media === undefined) return yield* missing
   const file = path.join(mediaRoot(settings.dataDir), media.file)
   const exists = yield* Effect.promise(() => fs.promises.access(file).then(() => true, () => false))
@@ -48,8 +46,8 @@ const mediaFile = Effect.gen(function* () {
 
 const csvExport = (kind: "records" | "reviews") =>
   Effect.gen(function* () {
-    const context = yield* staffContext
-    const task = yield* existingId(context.sql, "review_tasks", "Task", yield* pathParam("id"))
+    yield* staffContext
+    const task = yield* existingId("review_tasks", "Task", yield* pathParam("id"))
     const csv = yield* kind === "records" ? exportRecords(task) : exportReviews(task)
     return text(csv, "text/csv;charset=UTF-8", 200, { "Content-Disposition": `attachment;filename="task-${task}-${kind}.csv"` })
   })

@@ -1,26 +1,25 @@
-import type { SqlClient, SqlError } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { checkReviewChange, loadReview, notYourReview } from "../../domain/review/ReviewUpdate.ts"
-import type { ReviewFieldInvalid, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
+import type { ReadContext } from "../../domain/review/resources/Resource.ts"
+import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import type { ReviewFieldInvalid, ReviewNotFound, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
+import { checkReviewChange, loadReview, notYourReview, saveReviewChange } from "../../domain/review/ReviewUpdate.ts"
 import { listMaxBodyBytes, withBodyLimit } from "../Router.ts"
 import { notificationUpdate } from "./ActivityHttp.ts"
 import { isObject, readDocument, resourceData, type RequestDocument } from "./Document.ts"
-import { badRequest, forbidden, type JsonApiError, notFound } from "./JsonApiError.ts"
-import type { ReadContext } from "./Resource.ts"
+import { badRequest, forbidden, type JsonApiError } from "./JsonApiError.ts"
 import { apiRoot } from "./ReadHttp.ts"
-import { reviewChangeOf, reviewInScope, reviewRefusals, saveReview } from "./ReviewWriteHttp.ts"
+import { cannotBeFound, reviewChangeOf, reviewInScope, reviewRefusals } from "./ReviewWriteHttp.ts"
 import { document, jsonApiRoute, readContext } from "./Route.ts"
 import type { ValidationFailed } from "./Validation.ts"
 
-type Failure = JsonApiError | ValidationFailed | ReviewWriteForbidden | ReviewFieldInvalid | SqlError.SqlError
+type Failure = JsonApiError | ValidationFailed | ReviewWriteForbidden | ReviewFieldInvalid | ReviewNotFound
 
 /** A checked operation: the write it will run once every operation of the request has been checked. */
 type Prepared = Effect.Effect<void, Failure, SqlClient.SqlClient>
 
 /** How one payload type is checked against its target, exactly as the single-resource PUT checks it. */
 type PayloadKind = (context: ReadContext, targetId: string, payload: RequestDocument, base: string) => Effect.Effect<Prepared, Failure, SqlClient.SqlClient>
-
-const cannotBeFound = () => notFound("The resource cannot be found")
 
 const reviewPayload: PayloadKind = (context, targetId, payload, base) =>
   Effect.gen(function* () {
@@ -31,7 +30,7 @@ const reviewPayload: PayloadKind = (context, targetId, payload, base) =>
     if (state === undefined) return yield* cannotBeFound()
     // Unlike the reference, a bulk choice meets the lock and task-status checks of the single update.
     yield* reviewRefusals(checkReviewChange(context.user.id, state, change), base)
-    return saveReview(context, review.id, change)
+    return saveReviewChange(context.user.id, review.id, change)
   })
 
 const notificationPayload: PayloadKind = (context, targetId, payload, base) =>
@@ -69,7 +68,7 @@ const operations = Effect.gen(function* () {
   const operationList = yield* listOf(request.attributes, "operations")
   const payloadList = yield* listOf(request.attributes, "payloads")
   yield* reviewRefusals(
-    context.sql.withTransaction(
+    inTransaction(
       Effect.gen(function* () {
         const writes = yield* Effect.forEach(operationList, (operation, index) => prepare(context, payloadList, operation, index))
         yield* Effect.all(writes, { discard: true })

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
+import type { ResourceDefinition } from "../../domain/review/resources/Resource.ts"
 import { badRequest, type JsonApiError } from "./JsonApiError.ts"
 import { normaliseInclude, normalisePath, toCamel } from "./Names.ts"
-import type { ResourceDefinition } from "./Resource.ts"
 
 export const defaultPageSize = 10
 export const maxPageSize = 100
@@ -106,7 +106,3 @@ export const parseReadQuery = (query: URLSearchParams, definition: ResourceDefin
       pageSize: pageSizeOf(query.get("page[size]") ?? undefined)
     } satisfies ReadQuery
   })
-
-/** Search terms: split on whitespace and commas, double-quoted phrases kept whole. */
-export const searchTerms = (value: string) =>
-  [...value.matchAll(/"([^"]*)"|([^\s,"]+)/g)].map((match) => match[1] ?? match[2] ?? "").filter((term) => term !== "")

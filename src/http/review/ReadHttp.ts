@@ -1,14 +1,19 @@
 import { Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
-import { findReviewUser } from "../../domain/review/ReviewUser.ts"
+import { checkRecordReading } from "../../domain/review/RecordMarks.ts"
+import { registry } from "../../domain/review/resources/index.ts"
+import type { ResourceDefinition } from "../../domain/review/resources/Resource.ts"
+import { ofProject, projectTaskDefinition } from "../../domain/review/resources/Tasks.ts"
+import { userByKey } from "../../domain/review/resources/Users.ts"
+import { visibleReview } from "../../domain/review/ReviewLists.ts"
+import { rowExists } from "../../domain/review/ReviewRows.ts"
 import { listSettings } from "../../domain/review/ReviewSettings.ts"
+import { notYourReview } from "../../domain/review/ReviewUpdate.ts"
+import { findReviewUser } from "../../domain/review/ReviewUser.ts"
 import { HttpRequest, pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { forbidden, notFound } from "./JsonApiError.ts"
 import { readCollection, readOne } from "./Reader.ts"
-import type { ResourceDefinition } from "./Resource.ts"
-import { registry } from "./resources/index.ts"
-import { taskDefinition } from "./resources/Tasks.ts"
 import { document, jsonApiRoute, readContext } from "./Route.ts"
 
 export const apiRoot = "/api/v1"
@@ -56,12 +61,7 @@ const recordDetail = Effect.gen(function* () {
   const context = yield* readContext
   const id = yield* pathParam("id")
   if (!context.user.isStaff && /^\d{1,9}$/.test(id)) {
-    const [record] = yield* context.sql<{ taskStatus: string; reviewer: boolean }>`
-      SELECT t.status AS "taskStatus",
-        EXISTS (SELECT 1 FROM review_task_record_reviews v WHERE v.task_record_id = r.id AND v.checker_id = ${context.user.id}) AS reviewer
-      FROM review_task_records r JOIN review_tasks t ON t.id = r.task_id WHERE r.id = ${Number(id)}`
-    if (record !== undefined && !record.reviewer) return yield* forbidden("You do not have permission to update this resource.")
-    if (record !== undefined && record.taskStatus !== "OPEN") return yield* forbidden("You do not have permission to update a resource from a locked or closed task")
+    yield* checkRecordReading(Number(id), context.user.id).pipe(Effect.catchTag("ReviewWriteForbidden", (error) => Effect.fail(forbidden(error.reason))))
   }
   return yield* detail(registry.TaskRecord)
 })
@@ -71,11 +71,8 @@ const reviewDetail = Effect.gen(function* () {
   const context = yield* readContext
   const id = yield* pathParam("id")
   if (!context.user.isStaff && /^\d{1,9}$/.test(id)) {
-    const [review] = yield* context.sql<{ own: boolean }>`
-      SELECT v.checker_id IS NOT DISTINCT FROM ${context.user.id} AS own FROM review_task_record_reviews v
-      JOIN review_task_records rec ON rec.id = v.task_record_id
-      WHERE v.id = ${Number(id)} AND rec.task_id IN (SELECT task_id FROM review_task_checkers WHERE checker_id = ${context.user.id})`
-    if (review !== undefined && !review.own) return yield* forbidden("You do not have permission to update this resource.")
+    const review = yield* visibleReview(Number(id), context.user)
+    if (review !== undefined && review.checkerId !== context.user.id) return yield* forbidden(notYourReview)
   }
   return yield* detail(registry.TaskRecordReview)
 })
@@ -84,8 +81,7 @@ const userDetail = Effect.gen(function* () {
   const context = yield* readContext
   const request = yield* HttpRequest
   const key = yield* pathParam("id")
-  const where = /^\d{1,9}$/.test(key) ? context.sql`r.id = ${Number(key)}` : context.sql`r.login = ${key}`
-  return document(yield* readOne(registry, context, registry.User, key, request.query, "Not found.", where))
+  return document(yield* readOne(registry, context, registry.User, key, request.query, "Not found.", userByKey(context, key)))
 })
 
 const me = Effect.gen(function* () {
@@ -99,11 +95,10 @@ const projectTasks = Effect.gen(function* () {
   const context = yield* readContext
   const request = yield* HttpRequest
   const id = yield* pathParam("id")
-  if (!/^\d{1,9}$/.test(id) || (yield* context.sql`SELECT 1 FROM review_projects WHERE id = ${Number(id)}`).length === 0) {
+  if (!/^\d{1,9}$/.test(id) || !(yield* rowExists("review_projects", Number(id)))) {
     return yield* notFound("No Project matches the given query.", null)
   }
-  const unscoped: ResourceDefinition = { ...taskDefinition, scope: ({ sql }) => sql`TRUE` }
-  return document(yield* readCollection(registry, context, unscoped, request, [context.sql`r.project_id = ${Number(id)}`]))
+  return document(yield* readCollection(registry, context, projectTaskDefinition, request, [ofProject(context, Number(id))]))
 })
 
 /** Settings are readable without credentials: anonymous callers see the public ones only. */

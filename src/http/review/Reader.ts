@@ -1,8 +1,9 @@
-import type { SqlError } from "@effect/sql"
 import { Effect } from "effect"
-import { invalidPage, type JsonApiError, notFound } from "./JsonApiError.ts"
-import { parseReadQuery, type ReadQuery, searchTerms } from "./Query.ts"
-import type { Fragment, ReadContext, ResourceDefinition, ResourceKey, Row } from "./Resource.ts"
+import type { Fragment, ReadContext, Registry, ResourceDefinition, ResourceKey, Row } from "../../domain/review/resources/Resource.ts"
+import { countRows, idIs, listMetaOf, orderOf, rowsByIds, selectRows, whereOf, withRelations } from "../../domain/review/resources/Rows.ts"
+import type { InvalidFilter } from "../../domain/review/ReviewErrors.ts"
+import { badRequest, invalidPage, type JsonApiError, notFound } from "./JsonApiError.ts"
+import { parseReadQuery, type ReadQuery } from "./Query.ts"
 
 export interface ResourceObject {
   readonly type: string
@@ -18,38 +19,16 @@ interface Built {
   readonly refs: ReadonlyMap<string, ReadonlyArray<{ readonly key: ResourceKey; readonly id: number }>>
 }
 
-export type Registry = Readonly<Record<ResourceKey, ResourceDefinition>>
-
 type Fields = ReadQuery["fields"]
 
 const typeOf = (definition: ResourceDefinition, row: Row) => (typeof definition.type === "string" ? definition.type : definition.type(row))
 
 const keep = (fields: Fields, type: string, name: string) => fields.get(type)?.has(name) ?? true
 
-export const selectRows = (
-  context: ReadContext,
-  definition: ResourceDefinition,
-  where: ReadonlyArray<Fragment>,
-  order: Fragment,
-  limit?: { readonly size: number; readonly offset: number }
-) => {
-  const { sql } = context
-  const paging = limit === undefined ? sql`` : sql`LIMIT ${limit.size} OFFSET ${limit.offset}`
-  return sql<Row>`SELECT ${definition.columns(context)} FROM ${sql.literal(definition.from)} WHERE ${sql.and(where)} ORDER BY ${order} ${paging}`
-}
-
 /** Serialises rows of one definition: attributes, relationships with their identifiers, self link. */
-export const buildResources = (registry: Registry, context: ReadContext, definition: ResourceDefinition, fetched: ReadonlyArray<Row>, fields: Fields) =>
+const buildResources = (registry: Registry, context: ReadContext, definition: ResourceDefinition, fetched: ReadonlyArray<Row>, fields: Fields) =>
   Effect.gen(function* () {
-    const rows = definition.enrich === undefined || fetched.length === 0 ? fetched : yield* definition.enrich(context, fetched)
-    const ids = rows.map((row) => row.id)
-    const toMany = yield* Effect.forEach(Object.entries(definition.toMany ?? {}), ([name, relation]) =>
-      Effect.map(ids.length === 0 ? Effect.succeed([]) : relation.pairs(context, ids), (pairs) => {
-        const byOwner = new Map<number, Array<number>>()
-        for (const pair of pairs) byOwner.set(pair.owner, [...(byOwner.get(pair.owner) ?? []), pair.id])
-        return { name, relation, byOwner }
-      })
-    )
+    const { rows, toMany } = yield* withRelations(context, definition, fetched)
     return rows.map((row): Built => {
       const type = typeOf(definition, row)
       const attributes = Object.fromEntries(Object.entries(definition.attributes(row, context)).filter(([name]) => keep(fields, type, name)))
@@ -85,18 +64,9 @@ export const buildResources = (registry: Registry, context: ReadContext, definit
     })
   })
 
-/**
- * Resources of one definition by id, unscoped (included resources are shown whatever the lists' scopes) unless the
- * definition's scope covers includes too.
- */
-const byIds = (registry: Registry, context: ReadContext, key: ResourceKey, ids: ReadonlyArray<number>, fields: Fields) => {
-  const definition = registry[key]
-  const { sql } = context
-  const where = [sql`r.id = ANY(${[...new Set(ids)]}::int[])`, ...(definition.scopesIncludes === true && definition.scope !== undefined ? [definition.scope(context)] : [])]
-  return Effect.flatMap(selectRows(context, definition, where, sql.literal(definition.defaultOrder)), (rows) =>
-    buildResources(registry, context, definition, rows, fields)
-  )
-}
+/** Resources of one definition by id, for the `included` member. */
+const byIds = (registry: Registry, context: ReadContext, key: ResourceKey, ids: ReadonlyArray<number>, fields: Fields) =>
+  Effect.flatMap(rowsByIds(context, registry[key], ids), (rows) => buildResources(registry, context, registry[key], rows, fields))
 
 interface IncludeTree {
   readonly [relation: string]: IncludeTree
@@ -112,16 +82,16 @@ const treeOf = (paths: ReadonlyArray<string>) => {
 }
 
 /** The `included` member: follows only the requested paths, de-duplicated, ordered by type then id as a string. */
-export const includedResources = (
+const includedResources = (
   registry: Registry,
   context: ReadContext,
   primary: ReadonlyArray<Built>,
   paths: ReadonlyArray<string>,
   fields: Fields
-): Effect.Effect<ReadonlyArray<ResourceObject>, SqlError.SqlError> =>
+): Effect.Effect<ReadonlyArray<ResourceObject>> =>
   Effect.gen(function* () {
     const found = new Map<string, ResourceObject>()
-    const walk = (owners: ReadonlyArray<Built>, tree: IncludeTree): Effect.Effect<void, SqlError.SqlError> =>
+    const walk = (owners: ReadonlyArray<Built>, tree: IncludeTree): Effect.Effect<void> =>
       Effect.forEach(Object.entries(tree), ([relation, subtree]) =>
         Effect.gen(function* () {
           const byKey = new Map<ResourceKey, Array<number>>()
@@ -138,25 +108,8 @@ export const includedResources = (
     return [...found.values()].sort((a, b) => (a.type === b.type ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.type < b.type ? -1 : 1))
   })
 
-const orderOf = (context: ReadContext, definition: ResourceDefinition, query: ReadQuery) =>
-  context.sql.literal(
-    query.sort.length === 0 ? definition.defaultOrder : [...query.sort.map(([expression, descending]) => `${expression} ${descending ? "DESC" : "ASC"}`), "r.id"].join(", ")
-  )
-
-const whereOf = (context: ReadContext, definition: ResourceDefinition, query: ReadQuery, extra: ReadonlyArray<Fragment>) =>
-  Effect.gen(function* () {
-    const { sql } = context
-    const clauses: Array<Fragment> = [...extra]
-    if (definition.scope !== undefined) clauses.push(definition.scope(context))
-    for (const filter of query.filters) clauses.push(yield* definition.filters![filter.name]!(filter.value, context))
-    const columns = definition.search ?? []
-    if (query.search !== undefined && columns.length > 0) {
-      for (const term of searchTerms(query.search)) {
-        clauses.push(sql.or(columns.map((column) => sql`position(lower(${term}) in lower(coalesce(${sql.literal(column)}, ''))) > 0`)))
-      }
-    }
-    return clauses
-  })
+/** A filter value the read model refuses, as the 400 of the attribute concerned. */
+const filterRefusal = (error: InvalidFilter) => badRequest(error.reason, `/data/attributes/${error.field}`, error.code)
 
 /** The links of a page: the request's URL with page[number] replaced, keys sorted, brackets percent-encoded. */
 const pageLink = (baseUrl: string, path: string, query: URLSearchParams, page: number) => {
@@ -178,19 +131,17 @@ export const readCollection = (
   definition: ResourceDefinition,
   request: CollectionRequest,
   extraWhere: ReadonlyArray<Fragment> = []
-): Effect.Effect<Record<string, unknown>, JsonApiError | SqlError.SqlError> =>
+): Effect.Effect<Record<string, unknown>, JsonApiError> =>
   Effect.gen(function* () {
-    const { sql } = context
     const query = yield* parseReadQuery(request.query, definition)
-    const where = yield* whereOf(context, definition, query, extraWhere)
-    const order = orderOf(context, definition, query)
+    const where = yield* Effect.mapError(whereOf(context, definition, query.filters, query.search, extraWhere), filterRefusal)
+    const order = orderOf(context, definition, query.sort)
     if (!definition.paginated) {
       const built = yield* buildResources(registry, context, definition, yield* selectRows(context, definition, where, order), query.fields)
       const included = yield* includedResources(registry, context, built, query.include, query.fields)
       return { data: built.map((item) => item.object), ...(included.length > 0 ? { included } : {}) }
     }
-    const [counted] = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM ${sql.literal(definition.from)} WHERE ${sql.and(where)}`
-    const count = counted?.count ?? 0
+    const count = yield* countRows(context, definition, where)
     const pages = Math.max(1, Math.ceil(count / query.pageSize))
     const requested = query.pageNumber === undefined ? 1 : query.pageNumber === "last" ? pages : /^\d+$/.test(query.pageNumber) ? Number(query.pageNumber) : 0
     if (requested < 1 || requested > pages) return yield* invalidPage()
@@ -198,7 +149,7 @@ export const readCollection = (
     const built = yield* buildResources(registry, context, definition, rows, query.fields)
     const included = yield* includedResources(registry, context, built, query.include, query.fields)
     const link = (page: number) => pageLink(context.baseUrl, request.path, request.query, page)
-    const extraMeta = definition.listMeta === undefined ? {} : yield* definition.listMeta(context, sql.and(where))
+    const extraMeta = yield* listMetaOf(context, definition, where)
     return {
       links: { first: link(1), last: link(pages), next: requested < pages ? link(requested + 1) : null, prev: requested > 1 ? link(requested - 1) : null },
       data: built.map((item) => item.object),
@@ -219,13 +170,13 @@ export const readOne = (
   query: URLSearchParams,
   notFoundDetail: string,
   where?: Fragment
-): Effect.Effect<Record<string, unknown>, JsonApiError | SqlError.SqlError> =>
+): Effect.Effect<Record<string, unknown>, JsonApiError> =>
   Effect.gen(function* () {
     const parsed = yield* parseReadQuery(query, definition)
     const missing = notFound(notFoundDetail, notFoundDetail === "Not found." ? "/data" : null)
     if (where === undefined && !/^\d{1,9}$/.test(id)) return yield* missing
-    const clauses = yield* whereOf(context, definition, parsed, [where ?? context.sql`r.id = ${Number(id)}`])
-    const rows = yield* selectRows(context, definition, clauses, context.sql.literal(definition.defaultOrder))
+    const clauses = yield* Effect.mapError(whereOf(context, definition, parsed.filters, parsed.search, [where ?? idIs(context, Number(id))]), filterRefusal)
+    const rows = yield* selectRows(context, definition, clauses, orderOf(context, definition, []))
     if (rows.length === 0) return yield* missing
     const built = yield* buildResources(registry, context, definition, rows.slice(0, 1), parsed.fields)
     const included = yield* includedResources(registry, context, built, parsed.include, parsed.fields)

@@ -1,12 +1,12 @@
 import { Effect } from "effect"
-import { recordAction } from "../../domain/review/Activity.ts"
-import { checkRecordAccess, lockRecord, setBookmark, unlockRecord } from "../../domain/review/RecordMarks.ts"
+import { checkRecordAccess, setRecordBookmark, setRecordLock } from "../../domain/review/RecordMarks.ts"
+import { registry } from "../../domain/review/resources/index.ts"
+import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
 import { pathParam } from "../Http.ts"
 import { recordContentUpdate } from "./ContentHttp.ts"
 import { readDocument } from "./Document.ts"
 import { badRequest } from "./JsonApiError.ts"
 import { readOne } from "./Reader.ts"
-import { registry } from "./resources/index.ts"
 import { apiRoot } from "./ReadHttp.ts"
 import { reviewRefusals } from "./ReviewWriteHttp.ts"
 import { document, jsonApiRoute, readContext } from "./Route.ts"
@@ -20,26 +20,20 @@ import { existingId } from "./Writer.ts"
 const updateRecord = Effect.gen(function* () {
   const context = yield* readContext
   const urlId = yield* pathParam("id")
-  const id = yield* existingId(context.sql, "review_task_records", "TaskRecord", urlId)
+  const id = yield* existingId("review_task_records", "TaskRecord", urlId)
   const userId = context.user.id
   if (!context.user.isStaff) yield* reviewRefusals(checkRecordAccess(id, userId))
   const request = yield* readDocument("TaskRecord", urlId)
   const { locked, bookmarked } = request.attributes
   if (locked !== undefined && typeof locked !== "boolean") return yield* badRequest("Must be a valid boolean.", "/data/attributes/locked")
-  const content = context.user.isStaff ? yield* recordContentUpdate(context, id, request) : Effect.void
+  const content = context.user.isStaff ? yield* recordContentUpdate(id, request) : Effect.void
   yield* reviewRefusals(
-    context.sql.withTransaction(
+    inTransaction(
       Effect.gen(function* () {
         const marks = typeof locked === "boolean" || typeof bookmarked === "boolean"
         if (marks && context.user.isStaff) yield* checkRecordAccess(id, userId)
-        const target = { type: "TaskRecord", id }
-        if (locked === true) yield* lockRecord(id, userId)
-        if (locked === false) yield* unlockRecord(id, userId)
-        if (typeof locked === "boolean") yield* recordAction({ verb: locked ? "locked" : "unlocked", actorId: userId, target })
-        if (typeof bookmarked === "boolean") {
-          yield* setBookmark(id, userId, bookmarked)
-          yield* recordAction({ verb: bookmarked ? "bookmarked" : "unbookmarked", actorId: userId, target })
-        }
+        if (typeof locked === "boolean") yield* setRecordLock(id, userId, locked)
+        if (typeof bookmarked === "boolean") yield* setRecordBookmark(id, userId, bookmarked)
         yield* content
       })
     )

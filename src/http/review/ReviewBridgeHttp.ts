@@ -2,13 +2,13 @@ import { Effect } from "effect"
 import type { BridgeCaller } from "../../domain/review-bridge/ReviewBridge.ts"
 import type { ReviewBridgeForbidden, ReviewBridgeInvalid, ReviewBridgeNotFound } from "../../domain/review-bridge/ReviewBridgeErrors.ts"
 import { ReviewBridges } from "../../domain/review-bridge/ReviewBridges.ts"
+import { registry } from "../../domain/review/resources/index.ts"
+import type { ReadContext } from "../../domain/review/resources/Resource.ts"
 import { pathParam } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { readDocument } from "./Document.ts"
 import { badRequest, forbidden, notFound } from "./JsonApiError.ts"
 import { readOne } from "./Reader.ts"
-import type { ReadContext } from "./Resource.ts"
-import { registry } from "./resources/index.ts"
 import { apiRoot } from "./ReadHttp.ts"
 import { document, jsonApiRoute, staffContext } from "./Route.ts"
 import { ValidationFailed } from "./Validation.ts"
@@ -48,7 +48,6 @@ const fromBatchSearch = Effect.gen(function* () {
   const request = yield* readDocument("Task")
   const creating = request.id === undefined
   const write = yield* checkWrite(
-    context.sql,
     request,
     {
       attributes: {
@@ -67,7 +66,7 @@ const fromBatchSearch = Effect.gen(function* () {
     true
   )
   const queries = yield* stringList("queries", request.attributes.queries)
-  const task = request.id === undefined ? undefined : yield* existingId(context.sql, "review_tasks", "Task", request.id)
+  const task = request.id === undefined ? undefined : yield* existingId("review_tasks", "Task", request.id)
   const columns = write.columns
   const result = yield* (yield* ReviewBridges)
     .fromBatchSearch(yield* bridgeCaller(context), {
@@ -100,9 +99,9 @@ const fromBatchSearch = Effect.gen(function* () {
  */
 const tagDocuments = Effect.gen(function* () {
   const context = yield* staffContext
-  const task = yield* existingId(context.sql, "review_tasks", "Task", yield* pathParam("id"))
+  const task = yield* existingId("review_tasks", "Task", yield* pathParam("id"))
   const request = yield* readDocument("TagDocuments")
-  const write = yield* checkWrite(context.sql, request, { attributes: { tag: { kind: "string", max: 64, required: true } } }, true)
+  const write = yield* checkWrite(request, { attributes: { tag: { kind: "string", max: 64, required: true } } }, true)
   const confirmingValues = yield* stringList("confirming_values", request.attributes.confirming_values)
   const result = yield* (yield* ReviewBridges)
     .tagDocuments(yield* bridgeCaller(context), { task, tag: write.columns.tag as string, confirmingValues: confirmingValues ?? [] })

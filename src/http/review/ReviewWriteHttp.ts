@@ -1,32 +1,26 @@
-import type { SqlError } from "@effect/sql"
 import { Effect } from "effect"
-import type { ReviewFieldInvalid, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
-import { applyReviewChange, checkReviewChange, loadReview, notYourReview, type ReviewChange } from "../../domain/review/ReviewUpdate.ts"
-import { recordReviewActivity } from "../../domain/review/Activity.ts"
-import { notifyMentions } from "../../domain/review/Mentions.ts"
+import { registry } from "../../domain/review/resources/index.ts"
+import type { ReadContext } from "../../domain/review/resources/Resource.ts"
+import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import type { ReviewFieldInvalid, ReviewNotFound, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
+import { visibleReview } from "../../domain/review/ReviewLists.ts"
+import { changeReview, notYourReview, type ReviewChange } from "../../domain/review/ReviewUpdate.ts"
 import { pathParam } from "../Http.ts"
 import { readDocument, type RequestDocument } from "./Document.ts"
 import { badRequest, conflict, forbidden, JsonApiError, notFound } from "./JsonApiError.ts"
 import { readOne } from "./Reader.ts"
-import type { ReadContext } from "./Resource.ts"
-import { registry } from "./resources/index.ts"
 import { apiRoot } from "./ReadHttp.ts"
 import { document, jsonApiRoute, readContext } from "./Route.ts"
 import { checkAttributes, ValidationFailed } from "./Validation.ts"
 
 const reviewMissing = () => new JsonApiError({ status: 404, detail: "No TaskRecordReview matches the given query.", pointer: null, code: "not_found" })
 
-/** The checker of a review the requester may see (reviews of the tasks they check; staff see all), or 404. */
+/** A review the requester may see (reviews of the tasks they check; staff see all), or 404. */
 export const reviewInScope = (context: ReadContext, id: string, missing: () => JsonApiError = reviewMissing) =>
   Effect.gen(function* () {
     if (!/^\d{1,9}$/.test(id)) return yield* missing()
-    const { sql, user } = context
-    const [row] = yield* sql<{ id: number; checkerId: number | null }>`
-      SELECT v.id, v.checker_id AS "checkerId" FROM review_task_record_reviews v
-      JOIN review_task_records rec ON rec.id = v.task_record_id
-      WHERE v.id = ${Number(id)}
-        AND (${user.isStaff} OR rec.task_id IN (SELECT task_id FROM review_task_checkers WHERE checker_id = ${user.id}))`
-    return row === undefined ? yield* missing() : row
+    const review = yield* visibleReview(Number(id), context.user)
+    return review === undefined ? yield* missing() : review
   })
 
 /** Moves the pointers of errors found in a payload under `base` (bulk payloads live inside the operation). */
@@ -56,37 +50,22 @@ export const reviewChangeOf = (payload: RequestDocument, base = "/data") =>
     return change as ReviewChange
   })
 
+/** The 404 of a review update whose review is gone, and of a bulk operation whose target cannot be found. */
+export const cannotBeFound = () => notFound("The resource cannot be found")
+
 /** The domain's refusals as JSON:API errors, pointing at the member concerned under `base`. */
 export const reviewRefusals = <A, R>(
-  effect: Effect.Effect<A, ReviewWriteForbidden | ReviewFieldInvalid | JsonApiError | ValidationFailed | SqlError.SqlError, R>,
+  effect: Effect.Effect<A, ReviewWriteForbidden | ReviewFieldInvalid | ReviewNotFound | JsonApiError | ValidationFailed, R>,
   base = "/data"
 ) =>
   effect.pipe(
     Effect.catchTags({
+      ReviewNotFound: () => Effect.fail(cannotBeFound()),
       ReviewWriteForbidden: (error) => Effect.fail(forbidden(error.reason)),
       ReviewFieldInvalid: (error) =>
         Effect.fail(badRequest(error.reason, `${base}/${error.field === "choice" ? "relationships" : "attributes"}/${error.field}`, error.field === "choice" ? "does_not_exist" : "invalid"))
     })
   )
-
-/** Checks then saves a change of the requester's review, in the caller's transaction. */
-export const checkReview = (context: ReadContext, reviewId: number, change: ReviewChange) =>
-  Effect.gen(function* () {
-    const review = yield* loadReview(reviewId)
-    if (review === undefined) return yield* notFound("The resource cannot be found")
-    yield* checkReviewChange(context.user.id, review, change)
-  })
-
-/** Saves a checked change with its recomputations, actions and mentions, in the caller's transaction. */
-export const saveReview = (context: ReadContext, reviewId: number, change: ReviewChange) =>
-  Effect.gen(function* () {
-    const review = yield* loadReview(reviewId)
-    if (review === undefined) return yield* notFound("The resource cannot be found")
-    const outcome = yield* applyReviewChange(review, change)
-    yield* recordReviewActivity(context.user.id, outcome)
-    const place = { object: { type: "TaskRecordReview", id: review.id }, taskId: review.taskId, projectId: null }
-    if (typeof change.note === "string") yield* notifyMentions(context.user.id, place, change.note)
-  })
 
 /** `PUT /task-record-reviews/:id/`: the review's checker picks or cancels a choice, writes a note, an alternative value. */
 const updateReview = Effect.gen(function* () {
@@ -95,14 +74,7 @@ const updateReview = Effect.gen(function* () {
   const review = yield* reviewInScope(context, urlId)
   if (review.checkerId !== context.user.id) return yield* forbidden(notYourReview)
   const change = yield* reviewChangeOf(yield* readDocument("TaskRecordReview", urlId))
-  yield* reviewRefusals(
-    context.sql.withTransaction(
-      Effect.gen(function* () {
-        yield* checkReview(context, review.id, change)
-        yield* saveReview(context, review.id, change)
-      })
-    )
-  )
+  yield* reviewRefusals(inTransaction(changeReview(context.user.id, review.id, change)))
   return document(yield* readOne(registry, context, registry.TaskRecordReview, urlId, new URLSearchParams(), "No TaskRecordReview matches the given query."))
 })
 

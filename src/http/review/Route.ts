@@ -1,12 +1,11 @@
-import { SqlClient } from "@effect/sql"
 import { Cause, Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
+import { readContextOf } from "../../domain/review/resources/Rows.ts"
 import { findReviewUser } from "../../domain/review/ReviewUser.ts"
 import { HttpRequest, type HttpRequestShape, type HttpResponse, statusOf } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { type Method, publicRoute, type Route } from "../Router.ts"
 import { errorsDocument, forbidden, invalidCredentials, JsonApiError, methodNotAllowed, notAuthenticated } from "./JsonApiError.ts"
-import type { ReadContext } from "./Resource.ts"
 import { ValidationFailed } from "./Validation.ts"
 
 export const jsonApiContentType = "application/vnd.api+json"
@@ -27,12 +26,11 @@ export const readContext = Effect.gen(function* () {
   const current = yield* CurrentUser
   const request = yield* HttpRequest
   const settings = yield* Settings
-  const sql = yield* SqlClient.SqlClient
   if (current.user.id === "") return yield* (basicCredentialsSent(request) ? invalidCredentials() : notAuthenticated())
   const user = yield* findReviewUser(current.user.id, settings.mode !== "SERVER")
   if (user === undefined) return yield* notAuthenticated()
   const host = request.headers.host ?? `${settings.bind}:${settings.tcpListenPort}`
-  return { sql, user: current.isAdmin && !user.isStaff ? { ...user, isStaff: true } : user, baseUrl: `http://${host}` } satisfies ReadContext
+  return yield* readContextOf(current.isAdmin && !user.isStaff ? { ...user, isStaff: true } : user, `http://${host}`)
 })
 
 /** Staff only (content management): 403 for everyone else. */

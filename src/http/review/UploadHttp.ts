@@ -1,12 +1,13 @@
 import { Effect } from "effect"
 import { importAlternativeValues } from "../../domain/review/AlternativeValueImport.ts"
 import { importRecords, readRecordCsv } from "../../domain/review/RecordImport.ts"
+import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
 import type { InvalidUpload } from "../../domain/review/ReviewErrors.ts"
+import { type ReviewTable, rowExists } from "../../domain/review/ReviewRows.ts"
 import { uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"
 import { JsonApiError } from "./JsonApiError.ts"
 import { type FormPart, readForm } from "./Multipart.ts"
 import { apiRoot } from "./ReadHttp.ts"
-import type { ReadContext } from "./Resource.ts"
 import { document, jsonApiRoute, staffContext } from "./Route.ts"
 
 const fieldError = (field: string, detail: string, code = "invalid") =>
@@ -15,14 +16,13 @@ const fieldError = (field: string, detail: string, code = "invalid") =>
 const uploadError = (error: InvalidUpload) => fieldError(error.field, error.reason)
 
 /** A form field naming a row of `table` by id. */
-export const formReference = (context: ReadContext, form: ReadonlyMap<string, FormPart>, field: string, table: string) =>
+export const formReference = (form: ReadonlyMap<string, FormPart>, field: string, table: ReviewTable) =>
   Effect.gen(function* () {
     const value = form.get(field)?.content.toString("utf8").trim()
     if (value === undefined || value === "") return yield* fieldError(field, "This field is required.", "required")
     const invalid = fieldError(field, "Select a valid choice. That choice is not one of the available choices.", "invalid_choice")
     if (!/^\d{1,9}$/.test(value)) return yield* invalid
-    const found = yield* context.sql`SELECT 1 FROM ${context.sql.literal(table)} WHERE id = ${Number(value)}`
-    return found.length === 0 ? yield* invalid : Number(value)
+    return (yield* rowExists(table, Number(value))) ? Number(value) : yield* invalid
   })
 
 export const formFile = (form: ReadonlyMap<string, FormPart>, field: string) => {
@@ -31,21 +31,21 @@ export const formFile = (form: ReadonlyMap<string, FormPart>, field: string) => 
 }
 
 const uploadRecords = Effect.gen(function* () {
-  const context = yield* staffContext
+  yield* staffContext
   const form = yield* readForm
-  const task = yield* formReference(context, form, "task", "review_tasks")
+  const task = yield* formReference(form, "task", "review_tasks")
   const text = (yield* formFile(form, "csv_file")).toString("utf8")
   const rows = yield* readRecordCsv(text).pipe(Effect.mapError(uploadError))
-  const counts = yield* context.sql.withTransaction(importRecords(task, rows))
+  const counts = yield* inTransaction(importRecords(task, rows))
   return document({ meta: counts })
 })
 
 const uploadAlternativeValues = Effect.gen(function* () {
-  const context = yield* staffContext
+  yield* staffContext
   const form = yield* readForm
-  const group = yield* formReference(context, form, "choice_group", "review_choice_groups")
+  const group = yield* formReference(form, "choice_group", "review_choice_groups")
   const text = (yield* formFile(form, "csv_file")).toString("utf8")
-  const counts = yield* context.sql.withTransaction(importAlternativeValues(group, text)).pipe(
+  const counts = yield* inTransaction(importAlternativeValues(group, text)).pipe(
     Effect.catchTag("InvalidUpload", (error) => Effect.fail(uploadError(error)))
   )
   return document({ meta: counts })

@@ -1,5 +1,5 @@
-import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
+import { type ReviewTable, rowExists } from "../../domain/review/ReviewRows.ts"
 import { badRequest, conflict, JsonApiError } from "./JsonApiError.ts"
 import { toCamel } from "./Names.ts"
 import type { Linkage, RequestDocument } from "./Document.ts"
@@ -8,7 +8,7 @@ import { type AttributeRule, checkAttributes, ValidationFailed } from "./Validat
 /** A to-one relationship a request may set: its JSON:API type, the table its ids live in, the column it fills. */
 export interface RelationRule {
   readonly type: string
-  readonly table: string
+  readonly table: ReviewTable
   readonly column: string
   readonly required?: boolean
 }
@@ -16,7 +16,7 @@ export interface RelationRule {
 /** A to-many relationship: the ids are checked against `table` and returned for the caller to store. */
 export interface ManyRelationRule {
   readonly type: string
-  readonly table: string
+  readonly table: ReviewTable
 }
 
 export interface WriteRules {
@@ -34,13 +34,12 @@ export interface CheckedWrite {
 const relationError = (name: string, detail: string, code: string) =>
   new JsonApiError({ status: 400, detail, pointer: `/data/relationships/${toCamel(name)}`, code })
 
-const checkIdentifier = (sql: SqlClient.SqlClient, name: string, rule: { type: string; table: string }, identifier: { type: string; id: string }) =>
+const checkIdentifier = (name: string, rule: { type: string; table: ReviewTable }, identifier: { type: string; id: string }) =>
   Effect.gen(function* () {
     if (identifier.type !== rule.type) return yield* conflict(`Incorrect relation type. Expected ${rule.type}, received ${identifier.type}.`)
     const missing = relationError(name, `Invalid pk "${identifier.id}" - object does not exist.`, "does_not_exist")
     if (!/^\d{1,9}$/.test(identifier.id)) return yield* missing
-    const found = yield* sql`SELECT 1 FROM ${sql.literal(rule.table)} WHERE id = ${Number(identifier.id)}`
-    if (found.length === 0) return yield* missing
+    if (!(yield* rowExists(rule.table, Number(identifier.id)))) return yield* missing
     return Number(identifier.id)
   })
 
@@ -52,12 +51,7 @@ const isSingle = (linkage: Linkage): linkage is { type: string; id: string } => 
  * Checks a request document against the rules: attribute types and lengths, relationship types (409 when
  * wrong) and ids (400 when unknown), required fields on creation. All attribute errors are reported together.
  */
-export const checkWrite = (
-  sql: SqlClient.SqlClient,
-  document: RequestDocument,
-  rules: WriteRules,
-  creating: boolean
-): Effect.Effect<CheckedWrite, JsonApiError | ValidationFailed | SqlError.SqlError> =>
+export const checkWrite = (document: RequestDocument, rules: WriteRules, creating: boolean) =>
   Effect.gen(function* () {
     const { values, errors } = checkAttributes(document.attributes, rules.attributes, creating)
     const columns: Record<string, unknown> = { ...values }
@@ -77,7 +71,7 @@ export const checkWrite = (
         problems.push(relationError(name, "Expected a single resource identifier, received a list.", "invalid"))
         continue
       }
-      columns[rule.column] = yield* checkIdentifier(sql, name, rule, linkage)
+      columns[rule.column] = yield* checkIdentifier(name, rule, linkage)
     }
     const many: Record<string, ReadonlyArray<number>> = {}
     for (const [name, rule] of Object.entries(rules.toMany ?? {})) {
@@ -87,32 +81,18 @@ export const checkWrite = (
         problems.push(relationError(name, "Expected a list of resource identifiers.", "invalid"))
         continue
       }
-      many[name] = yield* Effect.forEach(linkage, (identifier) => checkIdentifier(sql, name, rule, identifier))
+      many[name] = yield* Effect.forEach(linkage, (identifier) => checkIdentifier(name, rule, identifier))
     }
     if (problems.length > 0) return yield* new ValidationFailed({ errors: problems })
-    return { columns, many }
+    return { columns, many } satisfies CheckedWrite
   })
 
-/** Inserts a row and answers its id. */
-export const insertRow = (sql: SqlClient.SqlClient, table: string, columns: Readonly<Record<string, unknown>>) =>
-  Effect.map(
-    Object.keys(columns).length === 0
-      ? sql<{ id: number }>`INSERT INTO ${sql.literal(table)} DEFAULT VALUES RETURNING id`
-      : sql<{ id: number }>`INSERT INTO ${sql.literal(table)} ${sql.insert(columns)} RETURNING id`,
-    (rows) => rows[0]!.id
-  )
-
-/** Updates the given columns of a row (nothing when there are none). */
-export const updateRow = (sql: SqlClient.SqlClient, table: string, id: number, columns: Readonly<Record<string, unknown>>) =>
-  Object.keys(columns).length === 0 ? Effect.void : Effect.asVoid(sql`UPDATE ${sql.literal(table)} SET ${sql.update(columns)} WHERE id = ${id}`)
-
 /** The row id of a detail URL, or 404 "No <Model> matches the given query." */
-export const existingId = (sql: SqlClient.SqlClient, table: string, model: string, id: string) =>
+export const existingId = (table: ReviewTable, model: string, id: string) =>
   Effect.gen(function* () {
     const missing = new JsonApiError({ status: 404, detail: `No ${model} matches the given query.`, pointer: null, code: "not_found" })
     if (!/^\d{1,9}$/.test(id)) return yield* missing
-    const rows = yield* sql`SELECT 1 FROM ${sql.literal(table)} WHERE id = ${Number(id)}`
-    return rows.length === 0 ? yield* missing : Number(id)
+    return (yield* rowExists(table, Number(id))) ? Number(id) : yield* missing
   })
 
 export const attributeInvalid = (name: string, detail: string) =>

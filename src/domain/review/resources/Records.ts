@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { recordEmbeddableLink, recordLink } from "../../../domain/review/LinkTemplate.ts"
-import type { ResourceDefinition, Row } from "../Resource.ts"
+import { recordEmbeddableLink, recordLink } from "../LinkTemplate.ts"
+import type { ResourceDefinition, Row } from "./Resource.ts"
 import { checkedTasks, isoTimestamp, relationExact } from "./Filters.ts"
 import { childPairs } from "./Content.ts"
 

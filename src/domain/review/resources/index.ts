@@ -1,4 +1,4 @@
-import type { Registry } from "../Reader.ts"
+import type { Registry } from "./Resource.ts"
 import { actionAggregateDefinition, actionDefinition, userNotificationDefinition } from "./Activity.ts"
 import { alternativeValueDefinition, choiceDefinition, choiceGroupDefinition, projectDefinition } from "./Content.ts"
 import { taskRecordDefinition, taskRecordMediaDefinition } from "./Records.ts"

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ResourceDefinition, Row, ToMany } from "../Resource.ts"
+import type { ResourceDefinition, Row, ToMany } from "./Resource.ts"
 import { relationExact, textExact } from "./Filters.ts"
 
 /** (owner, id) pairs of a child table by its owner column, children in id order. */

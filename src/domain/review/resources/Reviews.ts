@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { Filter, Fragment, ReadContext, ResourceDefinition, Row } from "../Resource.ts"
+import type { Filter, Fragment, ReadContext, ResourceDefinition, Row } from "./Resource.ts"
 import { booleanOf, checkedTasks, integerExact, integerIn, isoText, isoTimestamp, relationExact, textContains, textIContains, textIExact, textIn, textIRegex } from "./Filters.ts"
 
 /** `__isnull`: true/false/1/0; anything else leaves the filter off. */

@@ -1,4 +1,4 @@
-import type { ResourceDefinition, Row } from "../Resource.ts"
+import type { ResourceDefinition, Row } from "./Resource.ts"
 import { checkedTasks, integerExact, integerIn, isoText, isoTimestamp, relationExact, textExact } from "./Filters.ts"
 
 export const tipDefinition: ResourceDefinition = {

@@ -1,7 +1,7 @@
 import type { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { Effect } from "effect"
-import type { ReviewUser } from "../../domain/review/ReviewUser.ts"
-import type { JsonApiError } from "./JsonApiError.ts"
+import type { InvalidFilter } from "../ReviewErrors.ts"
+import type { ReviewUser } from "../ReviewUser.ts"
 
 /** What every read needs: the database, who asks, and the base of absolute links. */
 export interface ReadContext {
@@ -16,7 +16,7 @@ export type Row = { readonly id: number } & Readonly<Record<string, unknown>>
 export type Fragment = Statement.Fragment
 
 /** A filter turns the query-string value into a WHERE clause over the alias `r`. */
-export type Filter = (value: string, context: ReadContext) => Effect.Effect<Fragment, JsonApiError | SqlError.SqlError>
+export type Filter = (value: string, context: ReadContext) => Effect.Effect<Fragment, InvalidFilter>
 
 /** The resource definitions, by key (the type, or the polymorphic family's name for template settings). */
 export type ResourceKey =
@@ -92,3 +92,5 @@ export interface ResourceDefinition {
   /** Extra root `meta` of a list, computed over the whole filtered list (reviews' `countBy`). */
   readonly listMeta?: (context: ReadContext, where: Fragment) => Effect.Effect<Readonly<Record<string, unknown>>, SqlError.SqlError>
 }
+
+export type Registry = Readonly<Record<ResourceKey, ResourceDefinition>>

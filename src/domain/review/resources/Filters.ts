@@ -1,11 +1,15 @@
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { badRequest } from "../JsonApiError.ts"
-import type { Filter, ReadContext } from "../Resource.ts"
+import { InvalidFilter } from "../ReviewErrors.ts"
+import { type ReviewTable, rowExists } from "../ReviewRows.ts"
+import type { Filter, ReadContext } from "./Resource.ts"
 
 /** Filter builders over a trusted column expression; every value travels as a parameter. */
 
+export const invalidChoice = "Select a valid choice. That choice is not one of the available choices."
+
 const integerOf = (name: string, value: string) =>
-  /^-?\d{1,9}$/.test(value.trim()) ? Effect.succeed(Number(value.trim())) : Effect.fail(badRequest(`Enter a whole number.`, `/data/attributes/${name}`))
+  /^-?\d{1,9}$/.test(value.trim()) ? Effect.succeed(Number(value.trim())) : Effect.fail(new InvalidFilter({ field: name, reason: "Enter a whole number.", code: "invalid" }))
 
 const integersOf = (name: string, value: string) => Effect.forEach(value.split(","), (item) => integerOf(name, item))
 
@@ -25,12 +29,11 @@ export const integerIn = (column: string): Filter => (value, { sql }) =>
  * A relationship id: like the reference's form validation, an id that does not exist in the whole table is a
  * 400 at that field rather than an empty result.
  */
-export const relationExact = (column: string, table: string, field: string): Filter => (value, { sql }) =>
+export const relationExact = (column: string, table: ReviewTable, field: string): Filter => (value, { sql }) =>
   Effect.gen(function* () {
-    const invalid = badRequest("Select a valid choice. That choice is not one of the available choices.", `/data/attributes/${field}`, "invalid_choice")
+    const invalid = new InvalidFilter({ field, reason: invalidChoice, code: "invalid_choice" })
     const id = yield* Effect.mapError(integerOf(field, value), () => invalid)
-    const found = yield* sql`SELECT 1 FROM ${sql.literal(table)} WHERE id = ${id}`
-    if (found.length === 0) return yield* invalid
+    if (!(yield* Effect.provideService(rowExists(table, id), SqlClient.SqlClient, sql))) return yield* invalid
     return sql`${sql.literal(column)} = ${id}`
   })
 

@@ -1,4 +1,4 @@
-import type { ResourceDefinition, Row } from "../Resource.ts"
+import type { ResourceDefinition, Row } from "./Resource.ts"
 import { checkedTasks, integerExact, relationExact } from "./Filters.ts"
 
 /** Rows of the tasks one checks, other checkers' rows included; staff see all. */

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { badRequest } from "../JsonApiError.ts"
-import type { Filter, ResourceDefinition, ResourceKey, Row } from "../Resource.ts"
-import { checkedTasks, integerExact, integerIn, isoText, isoTimestamp, relationExact, textExact, textIn } from "./Filters.ts"
+import { InvalidFilter } from "../ReviewErrors.ts"
+import type { Filter, ReadContext, ResourceDefinition, ResourceKey, Row } from "./Resource.ts"
+import { checkedTasks, integerExact, integerIn, invalidChoice, isoText, isoTimestamp, relationExact, textExact, textIn } from "./Filters.ts"
 
 /** The definition that renders each polymorphic target type (reviews in their flat form). */
 const definitionOfType: Readonly<Record<string, ResourceKey>> = {
@@ -23,13 +23,23 @@ const polymorphic = (typeColumn: string, idColumn: string) => ({
   id: (row: Row) => (definitionOfType[row[typeColumn] as string] === undefined ? null : (row[idColumn] as number | null))
 })
 
-/** Public actions where the user is the actor or the target. */
+/** Public actions where the user is the actor or the target: the user page's activity. */
+export const actionsOfUser = ({ sql }: ReadContext, userId: number) =>
+  sql`r.public AND (r.actor_id = ${userId} OR (r.target_type = 'User' AND r.target_id = ${userId}))`
+
+/** Public actions whose target or action object is the record or one of its reviews. */
+export const actionsAboutRecord = ({ sql }: ReadContext, recordId: number) => {
+  const reviews = sql`(SELECT v.id FROM review_task_record_reviews v WHERE v.task_record_id = ${recordId})`
+  const about = (type: string, idColumn: string) =>
+    sql`(${sql.literal(type)} = 'TaskRecord' AND ${sql.literal(idColumn)} = ${recordId} OR ${sql.literal(type)} = 'TaskRecordReview' AND ${sql.literal(idColumn)} IN ${reviews})`
+  return sql`r.public AND (${about("r.target_type", "r.target_id")} OR ${about("r.action_object_type", "r.action_object_id")})`
+}
+
 const userStream: Filter = (value, context) =>
   Effect.gen(function* () {
     // Checked like the other relationship filters: an unknown user is a 400 rather than an empty list.
     yield* relationExact("r.actor_id", "users", "user_stream")(value, context)
-    const id = Number(value.trim())
-    return context.sql`r.public AND (r.actor_id = ${id} OR (r.target_type = 'User' AND r.target_id = ${id}))`
+    return actionsOfUser(context, Number(value.trim()))
   })
 
 export const actionDefinition: ResourceDefinition = {
@@ -54,7 +64,9 @@ export const actionDefinition: ResourceDefinition = {
 }
 
 const isoDate = (name: string, value: string) =>
-  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? Effect.succeed(value) : Effect.fail(badRequest("Enter a valid date.", `/data/attributes/${name}`))
+  /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))
+    ? Effect.succeed(value)
+    : Effect.fail(new InvalidFilter({ field: name, reason: "Enter a valid date.", code: "invalid" }))
 
 export const actionAggregateDefinition: ResourceDefinition = {
   key: "ActionAggregate",
@@ -97,7 +109,7 @@ export const userNotificationDefinition: ResourceDefinition = {
     level: (value, { sql }) =>
       ["INFO", "ERROR", "SUCCESS", "WARNING"].includes(value)
         ? Effect.succeed(sql`r.level = ${value}`)
-        : Effect.fail(badRequest("Select a valid choice. That choice is not one of the available choices.", "/data/attributes/level", "invalid_choice"))
+        : Effect.fail(new InvalidFilter({ field: "level", reason: invalidChoice, code: "invalid_choice" }))
   },
   sorts: { created_at: "r.created_at" },
   // Everyone, staff included, sees only their own notifications.

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { taskColors } from "../../../domain/review/Colors.ts"
-import { taskProgress, type RoundCounts } from "../../../domain/review/Progress.ts"
-import type { ReadContext, ResourceDefinition, Row } from "../Resource.ts"
+import { taskColors } from "../Colors.ts"
+import { taskProgress, type RoundCounts } from "../Progress.ts"
+import type { ReadContext, ResourceDefinition, Row } from "./Resource.ts"
 import { checkedTasks, integerExact, isoText, isoTimestamp, textExact } from "./Filters.ts"
 
 /** The JSON:API type of a template setting of a kind (TEXT → TaskTemplateSettingForText). */
@@ -129,3 +129,8 @@ export const templateSettingDefinition: ResourceDefinition = {
   defaultOrder: "r.id DESC",
   paginated: true
 }
+
+/** Every task of a project, whoever asks (as the reference lists a project's tasks). */
+export const projectTaskDefinition: ResourceDefinition = { ...taskDefinition, scope: ({ sql }) => sql`TRUE` }
+
+export const ofProject = ({ sql }: ReadContext, projectId: number) => sql`r.project_id = ${projectId}`

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
-import { adminRole } from "../../../domain/user/User.ts"
-import type { ResourceDefinition, Row } from "../Resource.ts"
+import { adminRole } from "../../user/User.ts"
+import type { ReadContext, ResourceDefinition, Row } from "./Resource.ts"
 import { booleanExact, isoText, isoTimestamp, textLookups } from "./Filters.ts"
 
 /** First and last name from the single `name` column: the first word, then the rest. */
@@ -38,3 +38,6 @@ export const userDefinition: ResourceDefinition = {
   defaultOrder: "r.id DESC",
   paginated: true
 }
+
+/** A user named by id or by username, as the user routes accept both. */
+export const userByKey = ({ sql }: ReadContext, key: string) => (/^\d{1,9}$/.test(key) ? sql`r.id = ${Number(key)}` : sql`r.login = ${key}`)
