@@ -1,8 +1,8 @@
 import * as path from "node:path"
 import { Effect, Option } from "effect"
+import { isWithin, realPath } from "../PathGuard.ts"
 import { ProjectForbidden } from "../project/ProjectErrors.ts"
 import { Projects } from "../project/Projects.ts"
-import { isWithin, realPath } from "./Paths.ts"
 
 /**
  * The folder a scan of `directory` into `project` must stay in, links followed included: the data folder for

@@ -3,7 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect } from "effect"
 import type { ScanOptions } from "./IngestOptions.ts"
-import { isWithin } from "./Paths.ts"
+import { isWithin } from "../PathGuard.ts"
 
 /** Files operating systems leave in folders; never documents (§6.1). */
 const osFileNames = new Set([".ds_store", "thumbs.db", "ehthumbs.db", "desktop.ini", ".localized", "icon\r", ".spotlight-v100", ".trashes", ".fseventsd", "$recycle.bin", "system volume information"])

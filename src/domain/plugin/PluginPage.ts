@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Option, Schema } from "effect"
 import { describe } from "../../extract/ExtractErrors.ts"
+import { guardPath } from "../PathGuard.ts"
 import { isHidden } from "./Installed.ts"
 
 /** Plugin files are served under this path, each plugin under its directory's name. */
@@ -118,8 +119,6 @@ const contentTypes: Readonly<Record<string, string>> = {
 
 export const contentTypeOf = (file: string) => contentTypes[path.extname(file).toLowerCase()] ?? "application/octet-stream"
 
-const within = (root: string, candidate: string) => candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
-
 /**
  * The file a request names below a served folder (`/plugins/...` in pluginsDir, a front end in webRoot), or none:
  * hidden segments (install staging, dot files, `..`), paths that leave the folder (also through symbolic links) and
@@ -131,11 +130,10 @@ export const fileWithin = (folder: string, relative: string) =>
     if (segments.length === 0 || relative.includes("\0") || segments.some((segment) => isHidden(segment) || segment.includes("\\"))) {
       return Option.none()
     }
-    const lookup = Effect.tryPromise(async () => {
-      const root = await fs.realpath(folder)
-      const real = await fs.realpath(path.join(root, ...segments))
-      const stats = await fs.stat(real)
-      return within(root, real) && stats.isFile() ? Option.some({ path: real, size: stats.size }) : Option.none()
+    const lookup = Effect.gen(function* () {
+      const real = yield* guardPath(folder, path.join(path.resolve(folder), ...segments), { missing: "refused", links: "follow" })
+      const stats = yield* Effect.tryPromise(() => fs.stat(real))
+      return stats.isFile() ? Option.some({ path: real, size: stats.size }) : Option.none()
     })
     return yield* lookup.pipe(Effect.orElseSucceed(() => Option.none<{ path: string; size: number }>()))
   })

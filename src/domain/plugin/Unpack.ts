@@ -4,11 +4,12 @@ import * as path from "node:path"
 import { Readable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import tar from "tar-stream"
 import yauzl from "yauzl"
 import { describe } from "../../extract/ExtractErrors.ts"
 import { entryStream, nextEntry } from "../../extract/Zip.ts"
+import { memberPath } from "../PathGuard.ts"
 import { DeliverableFilesystemError, DeliverableRefused } from "./DeliverableErrors.ts"
 
 /** Bounds of one unpacked plugin: its total declared size and its number of entries. */
@@ -49,12 +50,7 @@ const isRootName = (name: string) => path.posix.normalize(name).replace(/\/$/, "
  * Where an archive entry is written below `root`, or undefined when its name would leave `root`: absolute
  * names, `..` segments, backslashes (a separator elsewhere) and NUL bytes are all refused (zip-slip).
  */
-export const safeTarget = (root: string, name: string): string | undefined => {
-  if (name === "" || name.includes("\0") || name.includes("\\") || path.posix.isAbsolute(name)) return undefined
-  if (name.split("/").includes("..")) return undefined
-  const target = path.resolve(root, name)
-  return target.startsWith(root + path.sep) ? target : undefined
-}
+export const safeTarget = (root: string, name: string): string | undefined => Either.getOrUndefined(memberPath(root, name))
 
 const writeEntry = (target: string, source: NodeJS.ReadableStream) =>
   Effect.tryPromise({

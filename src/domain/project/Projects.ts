@@ -5,6 +5,7 @@ import { Effect, Option } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { maskAllows } from "../document/Content.ts"
+import { isWithin } from "../PathGuard.ts"
 import { type ProjectCaller, requireGranted } from "./Access.ts"
 import { isValidProjectId, type LegacyProject, type ProjectFields, type ProjectInput, projectFromName, toLegacyProject } from "./Project.ts"
 import { DownloadNotAllowed, InvalidProject, NotYourProject, ProjectExists, ProjectForbidden, ProjectNotFound } from "./ProjectErrors.ts"
@@ -51,11 +52,6 @@ const resolvePath = (sourcePath: string) => {
   } catch {
     return undefined
   }
-}
-
-const isInside = (directory: string, candidate: string) => {
-  const relative = path.relative(path.resolve(directory), candidate)
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
 }
 
 /** Projects of the legacy API (legacy-api-reference §4.7), with the seed's ownership rule on deletion. */
@@ -118,7 +114,7 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
       if (!isValidProjectId(name)) return yield* new InvalidProject({ reason: "`name` is 1 to 255 characters, without '/', ',' or spaces." })
       yield* requireEditor(name, editor)
       const sourcePath = body.sourcePath === undefined || body.sourcePath === null ? undefined : resolvePath(body.sourcePath)
-      if (sourcePath === undefined || !isInside(settings.dataDir, sourcePath)) {
+      if (sourcePath === undefined || !isWithin(path.resolve(settings.dataDir), sourcePath)) {
         return yield* new InvalidProject({ reason: `\`sourcePath\` is required and must not be outside ${settings.dataDir}.` })
       }
       const fields = yield* fieldsOf(input)

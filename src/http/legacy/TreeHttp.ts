@@ -3,6 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
+import { guardPath } from "../../domain/PathGuard.ts"
 import { allowMethods, json, pathParam, queryParam } from "../Http.ts"
 import { BadRequest, Forbidden, NotFound } from "../../domain/RequestErrors.ts"
 import { route } from "../Router.ts"
@@ -90,21 +91,6 @@ const listDirectory = (dir: string, realDir: string, levels: number): Effect.Eff
     Effect.map((entries) => entries.flatMap((entry) => (entry._tag === "Some" ? [entry.value] : [])))
   )
 
-/** Whether `candidate` is `root` or below it, compared by whole path segments (/data2 is not under /data). */
-const isWithin = (root: string, candidate: string) =>
-  candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)
-
-const realPathOf = (target: string) => fsCall(() => fs.realpath(target))
-
-/**
- * The real path of the nearest existing ancestor of a missing path, so that a missing path behind a symbolic
- * link that leaves the data folder answers 403 like an existing one, not 404.
- */
-const nearestRealAncestor = (missing: string): Effect.Effect<string> => {
-  const parent = path.dirname(missing)
-  return parent === missing ? Effect.succeed(parent) : realPathOf(parent).pipe(Effect.orElse(() => nearestRealAncestor(parent)))
-}
-
 const forbidden = (requested: string) => new Forbidden({ message: `${requested} is not in the data folder` })
 
 /**
@@ -115,19 +101,12 @@ const forbidden = (requested: string) => new Forbidden({ message: `${requested} 
 const tree = Effect.fn("Tree.list")(function* (dataDir: string, dirPath: string, levels: number) {
   if (dirPath.includes("\0")) return yield* new BadRequest({ message: "invalid path" })
   const requested = path.resolve(path.sep, dirPath)
-  const lexicalRoot = path.resolve(dataDir)
-  const realRoot = yield* realPathOf(lexicalRoot).pipe(Effect.orElseSucceed(() => lexicalRoot))
-  if (!isWithin(lexicalRoot, requested) && !isWithin(realRoot, requested)) return yield* forbidden(requested)
-  const real = yield* realPathOf(requested).pipe(
-    Effect.catchAll((error) =>
-      error.code === "ENOENT" || error.code === "ENOTDIR"
-        ? Effect.flatMap(nearestRealAncestor(requested), (ancestor) =>
-            Effect.fail(isWithin(realRoot, ancestor) ? new NotFound({ message: `${requested} does not exist` }) : forbidden(requested))
-          )
-        : Effect.fail(forbidden(requested))
-    )
+  const real = yield* guardPath(dataDir, requested, { missing: "refused", links: "follow" }).pipe(
+    Effect.catchTags({
+      PathMissing: () => Effect.fail(new NotFound({ message: `${requested} does not exist` })),
+      PathOutside: () => Effect.fail(forbidden(requested))
+    })
   )
-  if (!isWithin(realRoot, real)) return yield* forbidden(requested)
   const stats = yield* fsCall(() => fs.stat(real)).pipe(Effect.mapError(() => forbidden(requested)))
   if (!stats.isDirectory()) return yield* new BadRequest({ message: `${requested} is not a directory` })
   const contents = yield* listDirectory(requested, real, levels)
