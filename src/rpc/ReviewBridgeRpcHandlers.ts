@@ -5,7 +5,7 @@ import { Settings } from "../config/Settings.ts"
 import type { BridgeCaller } from "../domain/review-bridge/ReviewBridge.ts"
 import { ReviewBridgeForbidden } from "../domain/review-bridge/ReviewBridgeErrors.ts"
 import { ReviewBridges } from "../domain/review-bridge/ReviewBridges.ts"
-import { findReviewUser } from "../domain/review/ReviewUser.ts"
+import { callerReviewUser } from "../domain/review/ReviewUser.ts"
 import type { RpcCallers } from "./Caller.ts"
 import { ReviewBridgeRpcs } from "./ReviewBridgeRpcs.ts"
 
@@ -20,9 +20,9 @@ export const reviewBridgeRpcHandlers = (callers: RpcCallers) =>
       const callerFrom = (headers: Headers.Headers) =>
         Effect.gen(function* () {
           const { current, editor } = yield* callers.caller(headers)
-          const user = yield* findReviewUser(editor.login, settings.mode !== "SERVER")
+          const user = yield* callerReviewUser(editor.login, current.isAdmin, settings.mode !== "SERVER")
           if (user === undefined) return yield* new ReviewBridgeForbidden({ reason: `unknown user ${editor.login}` })
-          return { login: editor.login, userId: user.id, isStaff: user.isStaff || current.isAdmin, grantedProjects: editor.grantedProjects } satisfies BridgeCaller
+          return { login: editor.login, userId: user.id, isStaff: user.isStaff, grantedProjects: editor.grantedProjects } satisfies BridgeCaller
         }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
       return {
         taskFromBatchSearch: (request, { headers }) =>

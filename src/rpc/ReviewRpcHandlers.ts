@@ -7,7 +7,7 @@ import { inTransaction } from "../domain/review/ReviewDatabase.ts"
 import { ReviewNotFound, ReviewWriteForbidden } from "../domain/review/ReviewErrors.ts"
 import { recordById, recordPage, reviewPage, taskRecordsVisible, visibleReview } from "../domain/review/ReviewLists.ts"
 import { changeReview, notYourReview, type ReviewChange } from "../domain/review/ReviewUpdate.ts"
-import { findReviewUser, type ReviewUser } from "../domain/review/ReviewUser.ts"
+import { callerReviewUser, type ReviewUser } from "../domain/review/ReviewUser.ts"
 import type { RpcCallers } from "./Caller.ts"
 import { ReviewRpcs } from "./ReviewRpcs.ts"
 
@@ -34,9 +34,9 @@ export const reviewRpcHandlers = (callers: RpcCallers) =>
       const reviewUserOf = (headers: Headers.Headers) =>
         Effect.gen(function* () {
           const { current } = yield* callers.caller(headers)
-          const user = yield* findReviewUser(current.user.id, settings.mode !== "SERVER")
+          const user = yield* callerReviewUser(current.user.id, current.isAdmin, settings.mode !== "SERVER")
           if (user === undefined) return yield* Effect.dieMessage(`authenticated user ${current.user.id} has no users row`)
-          return current.isAdmin && !user.isStaff ? { ...user, isStaff: true } : user
+          return user
         })
 
       const readRecord = (recordId: number, user: ReviewUser) =>

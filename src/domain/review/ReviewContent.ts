@@ -106,6 +106,13 @@ export const checkChoiceGroupUnused = (id: number) =>
     if (used.length > 0) return yield* new StillInUse({ reason: "This choice group is used by a task and cannot be deleted." })
   }).pipe(dieOnSqlError)
 
+/** `value` defaults to `name` when empty (choices and alternative values). */
+export const valueDefaultsToName = (columns: Columns) =>
+  "name" in columns && (columns.value === undefined || columns.value === "" || columns.value === null) ? { ...columns, value: columns.name } : columns
+
+/** A record's metadata is stored as the JSON text sent. */
+export const metadataAsJson = (columns: Columns) => ("metadata" in columns ? { ...columns, metadata: JSON.stringify(columns.metadata) } : columns)
+
 /** An update of a choice or an alternative value that leaves `value` empty takes the row's name, sent or not. */
 export const updateNamedValue = (table: "review_choices" | "review_alternative_values", id: number, columns: Columns) =>
   Effect.gen(function* () {

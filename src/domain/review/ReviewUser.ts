@@ -26,3 +26,7 @@ export const findReviewUser = (login: string, createLocal: boolean) =>
       ON CONFLICT (login) DO UPDATE SET login = EXCLUDED.login RETURNING id`
     return { id: created[0]!.id, login, isStaff: true } satisfies ReviewUser
   }).pipe(dieOnSqlError)
+
+/** The review user of an authenticated caller: administrators are staff here, whatever their row says. */
+export const callerReviewUser = (login: string, isAdmin: boolean, createLocal: boolean) =>
+  Effect.map(findReviewUser(login, createLocal), (user) => (user !== undefined && isAdmin && !user.isStaff ? { ...user, isStaff: true } : user))

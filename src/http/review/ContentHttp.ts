@@ -7,9 +7,11 @@ import {
   createTask,
   createTip,
   deleteTaskSetting,
+  metadataAsJson,
   updateNamedValue,
   updateTask,
-  updateTip
+  updateTip,
+  valueDefaultsToName
 } from "../../domain/review/ReviewContent.ts"
 import { registry } from "../../domain/review/resources/index.ts"
 import type { ReadContext, ResourceDefinition } from "../../domain/review/resources/Resource.ts"
@@ -103,10 +105,6 @@ const deleteHandler = (spec: ContentSpec) =>
     return noContent
   })
 
-/** `value` defaults to `name` when empty (choices and alternative values). */
-const valueDefaultsToName = (columns: Columns) =>
-  "name" in columns && (columns.value === undefined || columns.value === "" || columns.value === null) ? { ...columns, value: columns.name } : columns
-
 const named = { name: { kind: "string", max: 100, required: true } } as const
 const nullableText = (max?: number) => ({ kind: "string", nullable: true, ...(max === undefined ? {} : { max }) }) as const
 const choiceGroupRelation = { choice_group: { type: "ChoiceGroup", table: "review_choice_groups", column: "choice_group_id", required: true } } as const
@@ -159,7 +157,7 @@ const taskRecordSpec: ContentSpec = {
     },
     toOne: { task: { type: "Task", table: "review_tasks", column: "task_id", required: true } }
   },
-  normalise: (columns) => ("metadata" in columns ? { ...columns, metadata: JSON.stringify(columns.metadata) } : columns),
+  normalise: metadataAsJson,
   create: (_, columns) => createRecord(columns)
 }
 

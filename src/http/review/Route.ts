@@ -1,7 +1,7 @@
 import { Cause, Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { readContextOf } from "../../domain/review/resources/Rows.ts"
-import { findReviewUser } from "../../domain/review/ReviewUser.ts"
+import { callerReviewUser } from "../../domain/review/ReviewUser.ts"
 import { HttpRequest, type HttpRequestShape, type HttpResponse, statusOf } from "../Http.ts"
 import { CurrentUser } from "../middleware/Auth.ts"
 import { type Method, publicRoute, type Route } from "../Router.ts"
@@ -27,10 +27,10 @@ export const readContext = Effect.gen(function* () {
   const request = yield* HttpRequest
   const settings = yield* Settings
   if (current.user.id === "") return yield* (basicCredentialsSent(request) ? invalidCredentials() : notAuthenticated())
-  const user = yield* findReviewUser(current.user.id, settings.mode !== "SERVER")
+  const user = yield* callerReviewUser(current.user.id, current.isAdmin, settings.mode !== "SERVER")
   if (user === undefined) return yield* notAuthenticated()
   const host = request.headers.host ?? `${settings.bind}:${settings.tcpListenPort}`
-  return yield* readContextOf(current.isAdmin && !user.isStaff ? { ...user, isStaff: true } : user, `http://${host}`)
+  return yield* readContextOf(user, `http://${host}`)
 })
 
 /** Staff only (content management): 403 for everyone else. */
