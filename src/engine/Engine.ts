@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto"
 import { Cause, Duration, Effect, Exit, FiberMap, Queue, Schema } from "effect"
 import { type Task, TaskId, taskName } from "../domain/task/Task.ts"
 import { EngineConfig } from "./EngineConfig.ts"
-import { type AnyJobKind, defectText, type KindRunner } from "./JobKind.ts"
 import { JobQueue } from "./JobQueue.ts"
+import { defectText, type KindRunner, type SubmittableKind } from "./KindRunner.ts"
 import { TaskEvents } from "./TaskEvents.ts"
 
 /** A registered kind in this process: its running tasks and the signal that wakes its claim loop. */
@@ -154,7 +154,7 @@ export class Engine extends Effect.Service<Engine>()("quarry/Engine", {
     })
 
     /** Queues a task of `kind` for `userId`; `id` (URL-safe) defaults to a new uuid. */
-    const submit = Effect.fn("Engine.submit")(function* <K extends AnyJobKind>(
+    const submit = Effect.fn("Engine.submit")(function* <K extends SubmittableKind>(
       kind: K,
       payload: Schema.Schema.Type<K["payload"]>,
       options: { readonly userId: string; readonly id?: string }

@@ -1,6 +1,7 @@
-import { Cause, Effect, Layer, Option, ParseResult, Predicate, Schema, type Scope } from "effect"
+import { Effect, Layer, Option, ParseResult, Schema, type Scope } from "effect"
 import type { Task, TaskId } from "../domain/task/Task.ts"
 import { Engine } from "./Engine.ts"
+import { errorText, type SubmittableKind, type TaskTools } from "./KindRunner.ts"
 
 /** What a handler receives besides its payload. */
 export interface JobContext<C> {
@@ -18,27 +19,11 @@ export interface JobContext<C> {
   }
 }
 
-/** The engine's side of a running task. */
-export interface TaskTools {
-  readonly reportProgress: (fraction: number) => Effect.Effect<void>
-  readonly saveCheckpoint: (encoded: unknown) => Effect.Effect<void>
-}
-
-/** A kind with its schemas applied: JSON in, JSON out, an error message on failure. */
-export interface KindRunner {
-  readonly name: string
-  readonly concurrency: number | undefined
-  readonly run: (task: Task, tools: TaskTools) => Effect.Effect<unknown, string>
-}
-
 type AnySchema = Schema.Schema.AnyNoContext
 /** Errors are only turned into text, never decoded, so any schema fits, Schema.Never included. */
 type AnyErrorSchema = Schema.Schema.All
 
-export interface JobKind<P extends AnySchema, S extends AnySchema, E extends AnyErrorSchema, C extends AnySchema> {
-  readonly name: string
-  /** The reference's class name; task names are `<runnerType>@<id>` and clients filter on them. */
-  readonly runnerType: string
+export interface JobKind<P extends AnySchema, S extends AnySchema, E extends AnyErrorSchema, C extends AnySchema> extends SubmittableKind {
   readonly payload: P
   readonly success: S
   readonly error: E
@@ -53,22 +38,6 @@ export interface JobKind<P extends AnySchema, S extends AnySchema, E extends Any
     ) => Effect.Effect<Schema.Schema.Type<S>, Schema.Schema.Type<E>, R>
   ) => Layer.Layer<never, never, Engine | Exclude<R, Scope.Scope>>
 }
-
-export type AnyJobKind = JobKind<AnySchema, AnySchema, AnyErrorSchema, AnySchema>
-
-const stringProperty = (value: object, name: string) =>
-  Predicate.hasProperty(value, name) && typeof value[name] === "string" ? value[name] : undefined
-
-/** The text an ERROR task keeps: `<tag or name>: <message>`, like the reference's exception strings. */
-export const errorText = (error: unknown): string => {
-  if (typeof error !== "object" || error === null) return String(error)
-  const label = stringProperty(error, "_tag") ?? stringProperty(error, "name") ?? "Error"
-  const message = stringProperty(error, "message")
-  return message === undefined || message === "" ? label : `${label}: ${message}`
-}
-
-/** The message of a defect that ended a handler. */
-export const defectText = (cause: Cause.Cause<unknown>) => errorText(Cause.squash(cause))
 
 const parseText = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
 
