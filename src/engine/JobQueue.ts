@@ -22,7 +22,8 @@ const json = (value: unknown) => (value === undefined ? null : JSON.stringify(va
 /**
  * The task state machine, one SQL statement per transition, each announcing its change (see TaskEvents). Every
  * write by a running engine is guarded by `lease_owner`, so an engine that lost a task (stopped, reaped) cannot
- * overwrite what happened since.
+ * overwrite what happened since. Services that need to know about tasks (the document queue, findNames) ask it
+ * rather than reading the table themselves.
  */
 export class JobQueue extends Effect.Service<JobQueue>()("quarry/JobQueue", {
   effect: Effect.gen(function* () {
@@ -164,6 +165,40 @@ export class JobQueue extends Effect.Service<JobQueue>()("quarry/JobQueue", {
       return rows.length
     })
 
-    return { enqueue, claim, heartbeat, progress, checkpoint, complete, fail, cancel, cancelAllOf, release, reap }
+    /**
+     * A condition for a statement on another table: true while task `taskId` runs at attempt `attempt` (expressions of
+     * that statement), so that what an earlier run of the task left is told from what the running one holds.
+     */
+    const runningAttempt = (taskId: Statement.Fragment, attempt: Statement.Fragment) =>
+      sql`EXISTS (SELECT 1 FROM tasks t WHERE t.id = ${taskId} AND t.state = 'RUNNING' AND t.attempts = ${attempt})`
+
+    /**
+     * Whether a task of `kind` filling one queue of a project (payload `project` and `queueName`, `defaultQueueName`
+     * when it names none) is queued or running.
+     */
+    const fillingQueue = Effect.fn("JobQueue.fillingQueue")(function* (
+      kind: string,
+      queue: { readonly project: string; readonly queueName: string },
+      defaultQueueName: string
+    ) {
+      const rows = yield* sql<{ active: boolean }>`SELECT EXISTS (
+          SELECT 1 FROM tasks WHERE kind = ${kind} AND state IN ('QUEUED', 'RUNNING') AND payload->>'project' = ${queue.project}
+            AND COALESCE(payload->>'queueName', ${defaultQueueName}) = ${queue.queueName}
+        ) AS active`
+      return rows[0]?.active === true
+    })
+
+    /** Whether a task of one of `kinds` runs for the project its payload names. */
+    const runningFor = Effect.fn("JobQueue.runningFor")(function* (kinds: ReadonlyArray<string>, project: string) {
+      const rows = yield* sql<{ active: boolean }>`SELECT EXISTS (
+          SELECT 1 FROM tasks WHERE kind IN ${sql.in(kinds)} AND state = 'RUNNING' AND payload->>'project' = ${project}
+        ) AS active`
+      return rows[0]?.active === true
+    })
+
+    return {
+      enqueue, claim, heartbeat, progress, checkpoint, complete, fail, cancel, cancelAllOf, release, reap,
+      runningAttempt, fillingQueue, runningFor
+    }
   })
 }) {}

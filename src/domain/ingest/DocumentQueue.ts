@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { JobQueue } from "../../engine/JobQueue.ts"
 import { defaultQueueName } from "./IngestOptions.ts"
 
 export interface QueuedFile {
@@ -29,6 +30,7 @@ export interface QueueKey {
 export class DocumentQueue extends Effect.Service<DocumentQueue>()("quarry/DocumentQueue", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const jobs = yield* JobQueue
 
     /**
      * Queues paths in one statement; answers how many it accepted (a path queued already counts, queueing is
@@ -54,8 +56,8 @@ export class DocumentQueue extends Effect.Service<DocumentQueue>()("quarry/Docum
       return yield* sql<QueuedFile>`UPDATE document_queue SET claimed_by = ${claimant.taskId}, claim_attempt = ${claimant.attempt}
         WHERE id IN (
           SELECT q.id FROM document_queue q
-          WHERE q.project = ${key.project} AND q.queue_name = ${key.queueName} AND (q.claimed_by IS NULL OR NOT EXISTS (
-            SELECT 1 FROM tasks t WHERE t.id = q.claimed_by AND t.state = 'RUNNING' AND t.attempts = q.claim_attempt))
+          WHERE q.project = ${key.project} AND q.queue_name = ${key.queueName}
+            AND (q.claimed_by IS NULL OR NOT ${jobs.runningAttempt(sql`q.claimed_by`, sql`q.claim_attempt`)})
           ORDER BY q.id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING id::text AS id, path`
     })
@@ -73,13 +75,7 @@ export class DocumentQueue extends Effect.Service<DocumentQueue>()("quarry/Docum
     })
 
     /** Whether a scan task filling the queue is queued or running: until none is, an empty queue may still fill. */
-    const scanning = Effect.fn("DocumentQueue.scanning")(function* (key: QueueKey) {
-      const rows = yield* sql<{ active: boolean }>`SELECT EXISTS (
-          SELECT 1 FROM tasks WHERE kind = ${scanKind} AND state IN ('QUEUED', 'RUNNING') AND payload->>'project' = ${key.project}
-            AND COALESCE(payload->>'queueName', ${defaultQueueName}) = ${key.queueName}
-        ) AS active`
-      return rows[0]?.active === true
-    })
+    const scanning = (key: QueueKey) => jobs.fillingQueue(scanKind, key, defaultQueueName)
 
     return { add, claim, remove, remaining, scanning }
   })
