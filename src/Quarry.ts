@@ -20,10 +20,7 @@ import { ReviewBridgeRepo } from "./domain/review-bridge/ReviewBridgeRepo.ts"
 import { ReviewBridges } from "./domain/review-bridge/ReviewBridges.ts"
 import { Deliverables } from "./domain/plugin/Deliverables.ts"
 import { Health } from "./domain/status/Health.ts"
-import { BatchDownloadJobLive } from "./engine/kinds/BatchDownloadJob.ts"
-import { BatchSearchJobLive } from "./engine/kinds/BatchSearchJob.ts"
-import { ingestionKindsLayer } from "./engine/kinds/index.ts"
-import { NerJobLive } from "./engine/kinds/NerJob.ts"
+import { indexingKindsLayer, jobKindsLayer } from "./engine/kinds/index.ts"
 import { engineLayer } from "./engine/Layer.ts"
 import { NerPool } from "./ner/NerPool.ts"
 import { Extractor } from "./extract/Extractor.ts"
@@ -81,8 +78,8 @@ const organisationLayer = (documents: ReturnType<typeof documentsLayer>) =>
     UserHistory.Default.pipe(Layer.provide(HistoryRepo.Default))
   ).pipe(Layer.provideMerge(Projects.Default.pipe(Layer.provide(ProjectRepo.Default))), Layer.provide(documents))
 
-/** Batch searches and the task kind running them through the search backend. */
-const batchSearchLayer = Layer.mergeAll(BatchSearches.Default, BatchSearchJobLive).pipe(
+/** Batch searches, and the repository their task kind writes to. */
+const batchSearchLayer = BatchSearches.Default.pipe(
   Layer.provideMerge(BatchSearchRepo.Default),
   Layer.provide(ProjectRepo.Default)
 )
@@ -102,8 +99,8 @@ export const reviewBridgeCommandLayer = (settings: SettingsShape) => {
   )
 }
 
-/** Batch downloads, the task kind writing their archives, and the cleaner of expired archives. */
-const batchDownloadLayer = Layer.mergeAll(BatchDownloads.Default, BatchDownloadJobLive).pipe(Layer.provide(ProjectRepo.Default))
+/** Batch downloads and the cleaner of expired archives. */
+const batchDownloadLayer = BatchDownloads.Default.pipe(Layer.provide(ProjectRepo.Default))
 
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
@@ -115,10 +112,8 @@ export const quarryLayer = (settings: SettingsShape) => {
   return Layer.scoped(HttpServerInfo, Effect.zipRight(signInLocalUser(settings), serve)).pipe(
     Layer.provideMerge(RpcEndpoint.Default),
     Layer.provideMerge(reviewBridgeLayer),
-    // Scan and index tasks run in the engine, extracting with the Extractor and writing to the document index.
-    Layer.provideMerge(ingestionKindsLayer),
-    // findNames tasks read documents from the index and write their named entities back to it.
-    Layer.provideMerge(NerJobLive),
+    // Every task kind runs in the engine, with the services below: the document index, the search backend, NER workers.
+    Layer.provideMerge(jobKindsLayer),
     Layer.provideMerge(batchSearchLayer),
     Layer.provideMerge(batchDownloadLayer),
     Layer.provideMerge(services),
@@ -134,7 +129,7 @@ export const runServer = (settings: SettingsShape) => Layer.launch(quarryLayer(s
  * document index, without the HTTP server.
  */
 export const indexingLayer = (settings: SettingsShape) =>
-  ingestionKindsLayer.pipe(
+  indexingKindsLayer.pipe(
     Layer.provideMerge(Layer.merge(documentsLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))),
     Layer.provideMerge(migratedDatabase(settings)),
     Layer.provideMerge(Layer.succeed(Settings, settings))

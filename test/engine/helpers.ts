@@ -4,6 +4,7 @@ import { databaseLayer } from "../../src/db/Database.ts"
 import { runMigrations } from "../../src/db/Migrator.ts"
 import { type TaskId, type TaskRow, taskColumns, taskFromRow } from "../../src/domain/task/Task.ts"
 import type { EngineOptions } from "../../src/engine/EngineConfig.ts"
+import { SleepJobLive } from "../../src/engine/kinds/SleepJobLive.ts"
 import { engineLayer } from "../../src/engine/Layer.ts"
 import { dataSourceUrlFor, type DatabaseKind } from "../helpers/databases.ts"
 
@@ -31,12 +32,19 @@ export const fastEngine: EngineOptions = {
   progressInterval: "50 millis"
 }
 
+/** The engine with the diagnostic sleep kind, which the engine's own tests submit. */
+const engineWithSleep = (options: EngineOptions) => {
+  const engine = engineLayer({ ...fastEngine, ...options })
+  return Layer.merge(engine, SleepJobLive.pipe(Layer.provide(engine)))
+}
+
 /**
- * An engine (with the built-in kinds and `kinds`) over the database in context, for the current scope; each
+ * An engine (with the sleep kind and `kinds`) over the database in context, for the current scope; each
  * test starts its own so that closing it is part of what the test controls.
  */
+
 export const startEngine = <E = never, R = never>(options: EngineOptions = {}, ...kinds: ReadonlyArray<Layer.Layer<never, E, R>>) => {
-  const engine = engineLayer({ ...fastEngine, ...options })
+  const engine = engineWithSleep(options)
   return Layer.build(Layer.mergeAll(engine, ...kinds.map((kind) => kind.pipe(Layer.provide(engine)))))
 }
 
@@ -48,7 +56,7 @@ export const startOtherEngine = <E = never, R = never>(options: EngineOptions = 
   Effect.gen(function* () {
     const url = yield* TestDatabaseUrl
     if (url.startsWith("pglite:")) return yield* startEngine(options, ...kinds)
-    const engine = engineLayer({ ...fastEngine, ...options })
+    const engine = engineWithSleep(options)
     return yield* Layer.build(
       Layer.mergeAll(engine, ...kinds.map((kind) => kind.pipe(Layer.provide(engine)))).pipe(Layer.provide(databaseLayer(url)), Layer.orDie)
     )

@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Schema } from "effect"
 import * as JobKind from "../JobKind.ts"
 
 /** The failure a sleep task is asked to end with. */
@@ -22,16 +22,3 @@ export const SleepJob = JobKind.make({
   error: SleepFailed,
   checkpoint: Schema.Int
 })
-
-export const SleepJobLive = SleepJob.toLayer((payload, context) =>
-  Effect.gen(function* () {
-    const start = Option.getOrElse(context.checkpoint.saved, () => 0)
-    for (let step = start + 1; step <= payload.steps; step++) {
-      if (payload.stepMillis > 0) yield* Effect.sleep(payload.stepMillis)
-      yield* context.reportProgress(step / payload.steps)
-      yield* context.checkpoint.save(step)
-    }
-    if (payload.failWith !== undefined) return yield* new SleepFailed({ message: payload.failWith })
-    return payload.steps
-  })
-)
