@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { dieOnSqlError } from "./ReviewDatabase.ts"
-import type { ReviewOutcome } from "./ReviewUpdate.ts"
+import type { ReviewOutcome } from "./ReviewChange.ts"
 
 /** A polymorphic reference: the resource type name and the row id. */
 export interface Reference {

@@ -4,36 +4,8 @@ import { dieOnSqlError } from "./ReviewDatabase.ts"
 import { recordReviewActivity } from "./Activity.ts"
 import { notifyMentions } from "./Mentions.ts"
 import { refreshRecords } from "./RecordState.ts"
+import type { ReviewChange, ReviewOutcome, ReviewState } from "./ReviewChange.ts"
 import { ReviewFieldInvalid, ReviewNotFound, ReviewWriteForbidden } from "./ReviewErrors.ts"
-
-/** What a checker asks to change on a review; an absent member leaves the field unchanged (even with PUT). */
-export interface ReviewChange {
-  /** A choice id, or null to cancel the choice. */
-  readonly choiceId?: number | null
-  readonly note?: string | null
-  readonly alternativeValue?: string | null
-}
-
-/** A review with what its rules look at, read under a row lock of its record and itself. */
-export interface ReviewState {
-  readonly id: number
-  readonly checkerId: number | null
-  readonly recordId: number
-  readonly taskId: number
-  readonly taskStatus: string
-  readonly recordLocked: boolean
-  readonly choiceGroupId: number | null
-  readonly choiceId: number | null
-  readonly note: string | null
-  readonly noteCreatedAt: Date | null
-  readonly alternativeValue: string | null
-}
-
-/** What an applied change did, for the activity stream and mentions. */
-export interface ReviewOutcome {
-  readonly review: ReviewState
-  readonly change: ReviewChange
-}
 
 export const notYourReview = "You do not have permission to update this resource."
 
