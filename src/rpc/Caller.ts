@@ -3,8 +3,6 @@ import { Effect } from "effect"
 import type { ProjectEditor } from "../domain/project/Projects.ts"
 import { CurrentUser, type CurrentUserShape } from "../domain/user/CurrentUser.ts"
 
-export { requireWritableProject } from "../http/legacy/IndexTaskHttp.ts"
-
 /** Who made an RPC request (their login), from its headers. */
 export type CallerOf = (headers: Headers.Headers) => Effect.Effect<string>
 
@@ -23,7 +21,7 @@ export interface RpcCallers {
   readonly callerOf: CallerOf
   /**
    * Runs `effect` as the request's caller: it sees the caller as `CurrentUser`, as an HTTP handler does, so the
-   * HTTP API's access helpers (`projectCaller`, `requireWritableProject`) apply unchanged.
+   * domain's access rules (`projectCaller`, `requireWritableProject`) apply as they do to HTTP requests.
    */
   readonly asCaller: <A, E, R>(headers: Headers.Headers, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, Exclude<R, CurrentUser>>
   /** The caller with its granted projects read, for the services that take a `ProjectEditor`. */
@@ -36,6 +34,6 @@ export const makeRpcCallers = (userOf: (headers: Headers.Headers) => Effect.Effe
   caller: (headers) =>
     Effect.flatMap(userOf(headers), (current) =>
       Effect.map(current.grantedProjects, (grantedProjects) => ({ current, editor: { login: current.user.id, grantedProjects, isAdmin: current.isAdmin } }))
-    ).pipe(Effect.orDie)
+    )
 })
 

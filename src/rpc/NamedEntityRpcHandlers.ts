@@ -1,6 +1,7 @@
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
+import { dieOnSqlError } from "../db/SqlFailure.ts"
 import { Settings } from "../config/Settings.ts"
-import { requireGranted } from "../domain/project/Access.ts"
+import { requireGranted, requireWritableProject } from "../domain/project/Access.ts"
 import { Engine } from "../engine/Engine.ts"
 import { NerJob } from "../engine/kinds/NerJob.ts"
 import { namedEntityView } from "../ner/NamedEntity.ts"
@@ -8,7 +9,7 @@ import { pipelineNamed, pipelineNames } from "../ner/Pipelines.ts"
 import { DocumentIndex } from "../search/DocumentIndex.ts"
 import { maxResultWindow, SearchBackend } from "../search/SearchBackend.ts"
 import { DocumentNamedEntity, NamedEntityNotFound, NamedEntityRpcs } from "./NamedEntityRpcs.ts"
-import { requireWritableProject, type RpcCallers } from "./Caller.ts"
+import type { RpcCallers } from "./Caller.ts"
 
 /** What the entity listing reads of a search response. */
 const SearchHits = Schema.Struct({
@@ -67,8 +68,8 @@ export const namedEntityRpcHandlers = (callers: RpcCallers) =>
             const found = yield* pipelineNamed(pipeline)
             const target = project ?? settings.defaultProject
             yield* callers.asCaller(headers, requireWritableProject(target))
-            return yield* engine.submit(NerJob, { project: target, pipeline: found.name }, { userId: current.user.id })
-          }).pipe(Effect.catchTag("SqlError", Effect.die)),
+            return yield* dieOnSqlError(engine.submit(NerJob, { project: target, pipeline: found.name }, { userId: current.user.id }))
+          }),
         documentNamedEntities: ({ project, documentId, routing, categories, includeHidden, pageSize }, { headers }) =>
           Effect.gen(function* () {
             const { editor } = yield* callers.caller(headers)

@@ -1,6 +1,6 @@
 import { Effect, Option, Stream } from "effect"
 import { errorReason, hitsOf, searchBody } from "../domain/batch-search/BatchQuery.ts"
-import { checkAccess, checkBodyIndices } from "../http/legacy/IndexProxyHttp.ts"
+import { checkAccess, checkBodyIndices } from "../domain/project/SearchAccess.ts"
 import { maxResultWindow, SearchBackend } from "../search/SearchBackend.ts"
 import type { RpcCallers } from "./Caller.ts"
 import { SearchFailed, SearchRpcs } from "./SearchRpcs.ts"
@@ -26,7 +26,7 @@ export const searchRpcHandlers = (callers: RpcCallers) =>
           yield* checkAccess(path, "POST")
           yield* checkBodyIndices(body)
           return yield* backend.handle({ method: "POST", path, query: new URLSearchParams(), body })
-        }).pipe(Effect.catchTag("SqlError", Effect.die))
+        })
 
       const page = (query: string, projects: ReadonlyArray<string>, from: number, size: number) =>
         Effect.gen(function* () {

@@ -1,4 +1,3 @@
-import type { SqlError } from "@effect/sql"
 import { Context, Effect } from "effect"
 import type { ProjectEditor } from "../project/Projects.ts"
 import type { LegacyUser } from "./User.ts"
@@ -8,7 +7,7 @@ export interface CurrentUserShape {
   readonly user: LegacyUser
   readonly isAdmin: boolean
   /** The project ids this user may access; read lazily because most requests never ask. */
-  readonly grantedProjects: Effect.Effect<ReadonlyArray<string>, SqlError.SqlError>
+  readonly grantedProjects: Effect.Effect<ReadonlyArray<string>>
 }
 
 export class CurrentUser extends Context.Tag("quarry/CurrentUser")<CurrentUser, CurrentUserShape>() {}

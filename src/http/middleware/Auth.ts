@@ -2,6 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Context, Effect, Schema } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import type { CurrentUserShape } from "../../domain/user/CurrentUser.ts"
 import { applicationName } from "../../domain/user/User.ts"
 import { type HttpRequestShape, noHeaders } from "../Http.ts"
@@ -57,7 +58,8 @@ const localCurrentUser = (settings: SettingsShape, sql: SqlClient.SqlClient): Cu
     user: { id: login, name: null, email: null, provider: "local", details },
     isAdmin: true,
     grantedProjects: sql<{ id: string }>`SELECT id FROM projects ORDER BY id`.pipe(
-      Effect.map((rows) => [settings.defaultProject, ...rows.map((row) => row.id).filter((id) => id !== settings.defaultProject)])
+      Effect.map((rows) => [settings.defaultProject, ...rows.map((row) => row.id).filter((id) => id !== settings.defaultProject)]),
+      dieOnSqlError
     )
   }
 }
