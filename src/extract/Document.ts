@@ -44,7 +44,7 @@ export interface ExtractOptions {
   readonly limits?: Partial<ExtractLimits> | undefined
 }
 
-/** One extracted document: the indexed fields of legacy-api-reference §6.4 the extractor knows, plus its embedded documents. */
+/** One extracted document: the fields of an indexed Document record that the extractor knows, plus its embedded documents. */
 export interface ExtractedDocument {
   readonly id: string
   readonly path: string
@@ -63,7 +63,7 @@ export interface ExtractedDocument {
   readonly tags: ReadonlyArray<string>
   /** Why the text could not be (fully) extracted; the document is indexed all the same. */
   readonly extractionError?: string
-  /** Hex SHA-384 of the file bytes alone: the id of a Duplicate record (§6.5). Only on roots. */
+  /** Hex SHA-384 of the file bytes alone: the id of a Duplicate record. Only on roots. */
   readonly duplicateId?: string
   readonly children: ReadonlyArray<ExtractedDocument>
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 
 /**
- * Document ids of the reference (legacy-api-reference §6.2, ICIJ extract's DigestIdentifier): lowercase hex
+ * Document ids of the reference (ICIJ extract's DigestIdentifier): lowercase hex
  * SHA-384. Strings are hashed as UTF-8, as the JVM's default charset does on the reference's servers.
  */
 

@@ -32,7 +32,7 @@ export interface Route<R = never> {
   /**
    * How a write's body may be sent. "json" (the default): bodies sent as text/plain or as a form are refused with 415,
    * since any page can send those to another site without a preflight. "jsonOrText": JSON that the reference's front
-   * end sends as text/plain (search-dsl §0.9). "own": the handler reads another type (forms, uploads, raw text) or
+   * end sends as text/plain. "own": the handler reads another type (forms, uploads, raw text) or
    * checks the type itself (the review API).
    */
   readonly bodyTypes?: BodyTypes

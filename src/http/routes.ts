@@ -32,7 +32,7 @@ const withIdLists = withBodyLimit(listMaxBodyBytes)
 
 /**
  * Writes whose bodies are not JSON sent as application/json (every other write refuses text/plain and forms with 415):
- * the sign-in form, uploads and raw text, and the JSON the reference's front end sends as text/plain (search-dsl §0.9).
+ * the sign-in form, uploads and raw text, and the JSON the reference's front end sends as text/plain.
  */
 export const bodyTypeExceptions: Readonly<Record<string, BodyTypes>> = {
   "POST /auth/signin": "own",

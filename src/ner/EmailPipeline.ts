@@ -25,7 +25,7 @@ const findAddresses = (text: string): ReadonlyArray<Annotation> => {
 }
 
 /**
- * E-mail addresses (legacy-api-reference §8): no model, only lower-case ASCII addresses are matched. In e-mail
+ * E-mail addresses: no model, only lower-case ASCII addresses are matched. In e-mail
  * messages the address headers are read too; their addresses are at offset -1.
  */
 export const emailPipeline: NerPipeline = {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { Schema } from "effect"
 
-/** Categories of the reference's named entities (legacy-api-reference §3.14). */
+/** Categories of the reference's named entities. */
 export const Category = Schema.Literal("PERSON", "ORGANIZATION", "LOCATION", "EMAIL", "DATE", "MONEY", "NUMBER", "NONE", "UNKNOWN")
 export type Category = typeof Category.Type
 
@@ -22,7 +22,7 @@ export interface NamedEntity {
   readonly partsOfSpeech: string | null
 }
 
-/** The HTTP view (§3.14): no id, documentId nor rootDocument. */
+/** The HTTP view: no id, documentId nor rootDocument. */
 export const NamedEntityView = Schema.Struct({
   category: Category,
   mention: Schema.String,
@@ -66,6 +66,6 @@ export const normalizeMention = (mention: string): string =>
     .replace(/\s+/g, " ")
     .toLowerCase()
 
-/** Hex SHA-384 of `<documentId>|<offsets as [a, b]>|<extractor>|<mentionNorm>` (legacy-api-reference §6.2). */
+/** Hex SHA-384 of `<documentId>|<offsets as [a, b]>|<extractor>|<mentionNorm>`. */
 export const namedEntityId = (documentId: string, offsets: ReadonlyArray<number>, extractor: string, mentionNorm: string) =>
   createHash("sha384").update(`${documentId}|[${offsets.join(", ")}]|${extractor}|${mentionNorm}`, "utf8").digest("hex")

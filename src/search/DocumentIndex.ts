@@ -5,7 +5,7 @@ import type { ExtractedDocument } from "../extract/Document.ts"
 import type { NamedEntity } from "../ner/NamedEntity.ts"
 
 /**
- * A document as stored in a project's index: the fields of legacy-api-reference §6.4 the extractor produced
+ * A document as stored in a project's index: the fields of an indexed Document record that the extractor produced
  * (without its embedded children, which are documents of their own) plus the named-entity state.
  */
 export interface IndexedDocument extends Omit<ExtractedDocument, "children" | "extractionError" | "duplicateId"> {

@@ -11,7 +11,7 @@ const corpus = useCorpus()
 const extract = (file: CorpusFile) => Effect.flatMap(Extractor, (extractor) => extractor.extract(corpus.path(file), options))
 const bytesOf = (file: CorpusFile) => Effect.promise(() => readFile(corpus.path(file)))
 
-describe("document ids (legacy-api-reference §6.2)", () => {
+describe("document ids", () => {
   it("a file's id is SHA-384 of the project name then the bytes, lowercase hex", () => {
     const bytes = Buffer.from("hello world\n", "utf8")
     expect(documentId("local-datashare", bytes)).toBe(sha384("local-datashare", bytes))

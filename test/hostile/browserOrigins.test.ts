@@ -112,7 +112,7 @@ describe("Pages of other sites cannot drive a LOCAL Quarry (default settings)", 
         expect(search).toMatchObject({ status: 415, body: { error: { type: "media_type_header_exception" }, status: 415 } })
         const review = yield* answer(yield* request("/api/v1/task-record-reviews/", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" }))
         expect(review).toMatchObject({ status: 415, body: { errors: [{ status: "415", code: "unsupported_media_type" }] } })
-        // The reference's front end sends these as text/plain (search-dsl §0.9), searches too; the sign-in form and raw NER text keep theirs.
+        // The reference's front end sends these as text/plain, searches too; the sign-in form and raw NER text keep theirs.
         const searched = yield* request("/api/index/search/local-datashare/_count", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" })
         expect(searched.status).not.toBe(415)
         const starred = yield* request("/api/local-datashare/documents/batchUpdate/star", { method: "POST", body: JSON.stringify(["no-such-doc"]) })

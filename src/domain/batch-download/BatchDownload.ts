@@ -52,7 +52,7 @@ const fileSize = (file: string) =>
   Effect.promise(() => fs.stat(file).then((info) => Option.some(info.size), () => Option.none<number>()))
 
 /**
- * `properties.batchDownload` of a task view (legacy-api-reference §3.12), read live: `exists` says whether the
+ * `properties.batchDownload` of a task view, read live: `exists` says whether the
  * zip is on disk now (false once it expired), `zipSize` is its size, or the size written so far while it runs.
  * The password is shown to the owner (task views are only ever the caller's own), who has no mail to get it from.
  */

@@ -16,7 +16,7 @@ export interface Requester {
   readonly grantedProjects: ReadonlyArray<string>
 }
 
-/** The request's options (legacy-api-reference §9.3), already checked for shape. */
+/** The request's options, already checked for shape. */
 export interface DownloadRequest {
   readonly projectIds: ReadonlyArray<string>
   readonly query: BatchDownloadQuery

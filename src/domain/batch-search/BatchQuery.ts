@@ -4,7 +4,7 @@ import type { BatchSearchRow } from "./BatchSearch.ts"
 export type QueryOptions = Pick<BatchSearchRow, "phraseMatches" | "fuzziness" | "fileTypes" | "paths" | "tags">
 
 /**
- * The query_string text of a CSV line (legacy-api-reference §5.2): a phrase (with slop = fuzziness) when phrase
+ * The query_string text of a CSV line: a phrase (with slop = fuzziness) when phrase
  * matching is on, else every space-separated token with `~fuzziness` (edit distance) when fuzziness is set.
  */
 export const queryText = (query: string, options: Pick<QueryOptions, "phraseMatches" | "fuzziness">) => {

@@ -56,7 +56,7 @@ export interface BatchSearchResultRow {
 /** A user rebuilt from a bare id, as the reference prints batch-search owners. */
 const bareUser = (id: string) => ({ id, name: null, email: null, provider: "local", details: {} })
 
-/** A list item (legacy-api-reference §3.4); `projects` are the batch's projects as Project objects. */
+/** A list item; `projects` are the batch's projects as Project objects. */
 export const batchSearchRecord = (row: BatchSearchRow, projects: ReadonlyArray<LegacyProject>) => ({
   uuid: row.uuid,
   published: row.published,
@@ -87,7 +87,7 @@ export const batchSearchDetails = (
   phraseMatches: row.phraseMatches
 })
 
-/** A result row (§3.5, with the seed's project id string). */
+/** A result row, with its project as an id string. */
 export const resultRecord = (row: BatchSearchResultRow) => ({
   query: row.query,
   project: row.project,

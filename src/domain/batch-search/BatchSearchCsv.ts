@@ -13,7 +13,7 @@ const unquoteCell = (line: string) => line.slice(1, -1).replace(/""/g, '"')
 export const usableQueries = (queries: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(queries.filter((query) => query.length >= 2))]
 
 /**
- * The queries of an uploaded CSV (legacy-api-reference §4.1): one per line (LF or CRLF), a leading byte-order mark
+ * The queries of an uploaded CSV: one per line (LF or CRLF), a leading byte-order mark
  * ignored, lines under two characters dropped, duplicates kept once at their first position.
  */
 export const parseQueries = (csv: string, phraseMatches: boolean): ReadonlyArray<string> => {

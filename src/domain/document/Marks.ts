@@ -5,11 +5,11 @@ import { LegacyUser } from "../user/User.ts"
 /** A user known only by id, as the reference rebuilds one for tags, history events and recommendations. */
 export const userFromId = (id: string): LegacyUser => ({ id, name: null, email: null, provider: "local", details: {} })
 
-/** A tag of a document (legacy-api-reference §3.7). */
+/** A tag of a document. */
 export const LegacyTag = Schema.Struct({ label: Schema.String, creationDate: Schema.String, user: LegacyUser }).annotations({ identifier: "Tag" })
 export type LegacyTag = typeof LegacyTag.Type
 
-/** Who recommended documents of a project, with counts (legacy-api-reference §3.10). */
+/** Who recommended documents of a project, with counts. */
 export const RecommendationAggregate = Schema.Struct({
   aggregates: Schema.Array(Schema.Struct({ item: LegacyUser, count: Schema.Number })),
   totalCount: Schema.Number.annotations({ description: "distinct documents recommended" })
@@ -19,7 +19,7 @@ export type RecommendationAggregate = typeof RecommendationAggregate.Type
 /** The count of changed rows the star and recommend endpoints answer. */
 export const ChangedRows = Schema.Struct({ result: Schema.Number }).annotations({ identifier: "ChangedRows" })
 
-/** A starred document in the layout of legacy-api-reference §3.15 (GET /api/documents/starred). */
+/** A starred document as GET /api/documents/starred lists it. */
 export const legacyStarredDocument = (project: string, document: IndexedDocument) => ({
   id: document.id,
   path: document.path,

@@ -14,7 +14,7 @@ export const HistoryEventInput = Schema.Struct({
 }).annotations({ identifier: "HistoryEventInput" })
 export type HistoryEventInput = typeof HistoryEventInput.Type
 
-/** An event as GET /api/users/me/history lists it (legacy-api-reference §3.9); its projects are not shown. */
+/** An event as GET /api/users/me/history lists it; its projects are not shown. */
 export const LegacyHistoryEvent = Schema.Struct({
   id: Schema.Number,
   user: LegacyUser,

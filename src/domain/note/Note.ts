@@ -2,7 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { LegacyProject } from "../project/Project.ts"
 
-/** The variants a note may have (legacy-api-reference §3.8). */
+/** The variants a note may have. */
 export const noteVariants = ["dark", "light", "danger", "info", "success", "warning", "primary", "secondary"] as const
 
 /** A note as the legacy API prints it. */

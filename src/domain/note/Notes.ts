@@ -7,7 +7,7 @@ import { appliesTo, InvalidNote, type LegacyNote, maxNoteLength, type NoteInput,
 import { NoteRepo, type NoteRow } from "./NoteRepo.ts"
 
 /**
- * Notes attached to document paths of a project (legacy-api-reference §4.5). The reference has no endpoint to
+ * Notes attached to document paths of a project. The reference has no endpoint to
  * write them; here administrators write them through PUT and DELETE on the same paths.
  */
 export class Notes extends Effect.Service<Notes>()("quarry/Notes", {

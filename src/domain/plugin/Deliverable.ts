@@ -41,7 +41,7 @@ export const RegistryView = Schema.Struct({
 })
 
 /**
- * An item of `GET /api/plugins` and `GET /api/extensions` (legacy-api-reference §3.13). `version` is the installed
+ * An item of `GET /api/plugins` and `GET /api/extensions`. `version` is the installed
  * version when installed, else the registry's; `installedVersion` says which version is on disk (null when none),
  * so that a newer registry version shows as an available upgrade.
  */

@@ -10,7 +10,7 @@ export class BatchDownloadSearchFailed extends Schema.TaggedError<BatchDownloadS
 }) {}
 
 /**
- * Runs a batch download (legacy-api-reference §7): every document matching the query in the projects goes into
+ * Runs a batch download: every document matching the query in the projects goes into
  * a zip under the name of its path (without the leading '/'); embedded documents are extracted again from their
  * root file and so carry its name, and a name already in the zip is skipped, as are files that cannot be read.
  * Adding stops after batchDownloadMaxNbFiles files or once the bytes added exceed batchDownloadMaxSize (checked

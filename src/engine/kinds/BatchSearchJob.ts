@@ -10,7 +10,7 @@ export class BatchQueryFailed extends Schema.TaggedError<BatchQueryFailed>()("Ba
 }) {}
 
 /**
- * Runs a batch search (legacy-api-reference §5): QUEUED → RUNNING → SUCCESS, or FAILURE at the first query the
+ * Runs a batch search: QUEUED → RUNNING → SUCCESS, or FAILURE at the first query the
  * backend refuses (results of the queries before it are kept). Queries run in CSV order; finished queries are
  * written together (BatchSearchJobLive.ts), their results, counts and the number of queries done in
  * one transaction, so a restarted task resumes after the last query written. A stop marks the batch search FAILURE. One batch search runs at a time, as in the reference.

@@ -15,7 +15,7 @@ const filesOnlyCheckpoint = Schema.transform(Schema.Int, IndexCheckpoint, {
 })
 
 /**
- * Drains the project's document queue (§6.1) with `parallelism` workers. Each worker claims a few files,
+ * Drains the project's document queue with `parallelism` workers. Each worker claims a few files,
  * extracts them, and writes their documents and removes them from the queue in one transaction, so that a
  * stopped or crashed task leaves every file either indexed and dequeued or still queued; the next index task
  * (or this one, restarted) takes the rest. While a scan of the project is queued or running, an empty queue

@@ -10,7 +10,7 @@ export const NerPayload = Schema.Struct({
 export type NerPayload = typeof NerPayload.Type
 
 /**
- * findNames (legacy-api-reference §8): runs a pipeline over every document of the project whose `nerTags` lack
+ * findNames: runs a pipeline over every document of the project whose `nerTags` lack
  * it. Each batch's entities are written as children of their documents, and the documents marked (status DONE,
  * the pipeline appended to nerTags) in one transaction, so a stopped or restarted task goes on with the documents
  * not yet marked. Documents indexed while it runs are listed by the next batch; while a scan or index task of the

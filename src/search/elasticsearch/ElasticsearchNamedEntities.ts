@@ -3,7 +3,7 @@ import { Category, type NamedEntity } from "../../ner/NamedEntity.ts"
 import { DocumentIndexUnavailable, type NerSource } from "../DocumentIndex.ts"
 import { type ElasticsearchClientShape, type ElasticsearchFailure, ndjson } from "./Client.ts"
 
-/** The `_source` of a NamedEntity record (legacy-api-reference §6.5): a join child of the document it was found in. */
+/** The `_source` of a NamedEntity record: a join child of the document it was found in. */
 export const namedEntitySource = (entity: NamedEntity) => ({
   type: "NamedEntity",
   join: { name: "NamedEntity", parent: entity.documentId },

@@ -2,7 +2,7 @@ import * as path from "node:path"
 import type { estypes } from "@elastic/elasticsearch"
 
 /**
- * The settings and mapping a project's index is created with (legacy-api-reference §6.3, search-dsl §3.1–§3.2):
+ * The settings and mapping a project's index is created with:
  * one shard, the fields `query_string` searches by default, and the analyzers the mapping names.
  */
 

@@ -2,8 +2,8 @@ import { Schema } from "effect"
 import type { IndexedDocument } from "../DocumentIndex.ts"
 
 /**
- * The `_source` of the index's records (search-dsl §3.3, legacy-api-reference §6.4–§6.5) and the way back to an
- * IndexedDocument. Field names are the reference's, so that front ends and scripts read them unchanged.
+ * The `_source` of the index's records (Document, NamedEntity and Duplicate, as Datashare's index holds them) and
+ * the way back to an IndexedDocument. Field names are the reference's, so that front ends and scripts read them unchanged.
  */
 
 /** A Document record: roots carry `parentDocument: null` and their own id as `rootDocument`. */

@@ -16,8 +16,8 @@ import { runCount, runSearch } from "./dsl/Search.ts"
 import { filterSource } from "./dsl/Source.ts"
 
 /**
- * The search backend of the embedded engine: the proxy's ES paths answered from the document tables
- * (search-dsl.md §5.1). Every refusal is an ES-shaped error answer; a database failure is logged and answered 500
+ * The search backend of the embedded engine: the proxy's ES paths answered from the document tables.
+ * Every refusal is an ES-shaped error answer; a database failure is logged and answered 500
  * without its details.
  */
 

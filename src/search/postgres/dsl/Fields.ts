@@ -2,8 +2,8 @@ import type { Statement } from "@effect/sql"
 import { fold } from "../TextIndex.ts"
 
 /**
- * The index mapping of search-dsl.md §3 over the columns of the `search_records` view: for each ES field name,
- * its type and the SQL that reads it for a record aliased `alias`. Fields the mapping does not know are `unknown`:
+ * The mapping of Datashare's ES index over the columns of the `search_records` view: for each ES field name, its
+ * type and the SQL that reads it for a record aliased `alias`. Fields the mapping does not know are `unknown`:
  * queries on them match nothing, sorts put every record last, aggregations find no bucket.
  */
 type Fragment = Statement.Fragment

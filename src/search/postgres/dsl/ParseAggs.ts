@@ -3,7 +3,7 @@ import type { Aggregation, BucketChildren, BucketOrder, BucketSort, Interval, Me
 import { illegalArgument, parsingError, type SearchRequestError, unsupported } from "./Errors.ts"
 import { decode, isObject, ScalarValue } from "./ParseQuery.ts"
 
-/** Aggregations of search-dsl.md §5.5: terms, date_histogram, metrics, bucket_sort, one level of sub-aggregations. */
+/** The aggregations Quarry answers: terms, date_histogram, metrics, bucket_sort, one level of sub-aggregations. */
 
 const metricKinds: ReadonlyArray<MetricKind> = ["sum", "max", "min", "avg", "cardinality", "value_count"]
 

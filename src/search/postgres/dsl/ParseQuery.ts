@@ -5,7 +5,7 @@ import type { FuzzyQuery } from "./Expansion.ts"
 import { mapWildcardLiterals, translateRegexp } from "./Patterns.ts"
 import { parseQueryString } from "./QueryString.ts"
 
-/** The JSON query DSL (search-dsl.md §5.4) into query nodes; every body is checked with Schema first. */
+/** The JSON query DSL into query nodes; every body is checked with Schema first. */
 
 export const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string): Effect.Effect<A, SearchRequestError> =>
   Schema.decodeUnknown(schema, { onExcessProperty: "error" })(value).pipe(

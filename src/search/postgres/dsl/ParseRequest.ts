@@ -174,7 +174,7 @@ export const parseTimeout = (body: unknown, query: URLSearchParams): Effect.Effe
   return Effect.succeed(Math.max(1, Math.ceil(Number(match[1]) * timeUnitMillis[match[2]!]!)))
 }
 
-/** A whole `_search` / `_count` body plus the URL parameters that override it (search-dsl.md §5.2–§5.3). */
+/** A whole `_search` / `_count` body plus the URL parameters that override it. */
 export const parseSearchRequest = (body: unknown, query: URLSearchParams): Effect.Effect<SearchRequest, SearchRequestError> =>
   Effect.gen(function* () {
     const json = body ?? {}

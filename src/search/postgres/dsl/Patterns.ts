@@ -10,7 +10,7 @@ const maxRepetition = 255
 const maxRegexLength = 1_000
 
 /**
- * A Lucene regular expression (the subset search-dsl.md §5 names: literals, `.`, `?`, `*`, `+`, `{n,m}`, `|`,
+ * A Lucene regular expression (the subset Quarry accepts: literals, `.`, `?`, `*`, `+`, `{n,m}`, `|`,
  * groups, character classes, escapes) as a POSIX pattern anchored at both ends, as Lucene matches whole terms.
  * Lucene's extra operators (`@`, `&`, `~`, `<n-m>`, `#`, quoted strings) are refused.
  */

@@ -6,7 +6,7 @@ import { queryShardError, translateRegexp } from "./Patterns.ts"
 import { type Token, tokenize } from "./QueryStringTokens.ts"
 
 /**
- * `query_string`: the Lucene classic syntax users type (search-dsl.md §2.3), parsed into query nodes.
+ * `query_string`: the Lucene classic syntax users type, parsed into query nodes.
  * Clauses take `+`/`-`/`NOT` and `AND`/`OR` exactly as Lucene's parser combines them; consecutive bare words form
  * one chunk analysed by each target field (whitespace is not an operator), so `john doe` on a keyword field is the
  * single term `john doe` and on a text field its words joined by `default_operator`.

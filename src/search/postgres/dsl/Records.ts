@@ -1,6 +1,6 @@
 import type { Statement } from "@effect/sql"
 
-/** A row of the `search_records` view as a search hit: its `_source` in the reference's record shapes (§3.3). */
+/** A row of the `search_records` view as a search hit: its `_source` in the reference's record shapes. */
 
 export interface RecordRow {
   readonly project: string

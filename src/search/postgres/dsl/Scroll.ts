@@ -6,7 +6,7 @@ import { parseSearchRequest } from "./ParseRequest.ts"
 import { runSearch } from "./Search.ts"
 
 /**
- * Scrolling (search-dsl.md §5, "nice to have"): `<index>/_search?scroll=1m` answers the first page with a
+ * Scrolling, as ES 7 does it: `<index>/_search?scroll=1m` answers the first page with a
  * `_scroll_id`, and `_search/scroll` with that id answers the next pages until one is empty. The context is a row
  * holding the search and the offset of its next page; each page runs the search again at that offset, so a
  * scroll is not a snapshot: documents indexed meanwhile can shift the pages that follow. Aggregations come with

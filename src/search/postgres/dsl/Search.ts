@@ -11,7 +11,7 @@ import { type SortKey, sortKeys } from "./Sort.ts"
 import { filterSource, sourceMayInclude } from "./Source.ts"
 
 /**
- * Runs a parsed search over some indices and answers the ES `_search` response (search-dsl.md §4). The matched
+ * Runs a parsed search over some indices and answers the ES `_search` response. The matched
  * records are read once, into `matched`, with their score and sort values; the total, every aggregation and the
  * page of hits are then taken from it in the same statement, and a second one reads the page's records whole.
  */
