@@ -38,20 +38,17 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
               queries,
               editor.login
             )
-          }).pipe(Effect.catchTag("SqlError", Effect.die)),
+          }),
         listBatchSearches: (_, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.list(viewerOf(caller))).pipe(Effect.orDie),
         filterBatchSearches: (filter, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.filter(viewerOf(caller), filter)).pipe(Effect.orDie),
         getBatchSearch: ({ uuid, withQueries }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.get(uuid, withQueries ?? false, viewerOf(caller))).pipe(
-            Effect.catchTag("SqlError", Effect.die)
-          ),
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.get(uuid, withQueries ?? false, viewerOf(caller))),
         batchSearchResults: ({ uuid, pageSize, follow, ...selection }, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) =>
             batchSearches.resultStream(uuid, selection, viewerOf(caller), { pageSize: pageSize ?? 500, follow: follow ?? false })
           ).pipe(
-            Effect.catchTag("SqlError", Effect.die),
             Stream.unwrap,
             Stream.catchTag("SqlError", (error) => Stream.die(error)),
             (results) =>
@@ -60,18 +57,16 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
               )
           ),
         copyBatchSearch: ({ uuid, ...changes }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.copy(uuid, changes, viewerOf(caller))).pipe(Effect.catchTag("SqlError", Effect.die)),
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.copy(uuid, changes, viewerOf(caller))),
         publishBatchSearch: ({ uuid, published }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.publish(uuid, published, viewerOf(caller))).pipe(Effect.catchTag("SqlError", Effect.die)),
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.publish(uuid, published, viewerOf(caller))),
         stopBatchSearch: ({ uuid }, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => tasks.stop(editor.login, uuid)).pipe(
-            Effect.tap((stopped) => (stopped ? batchSearches.endStopped(uuid) : Effect.void)),
-            Effect.catchTag("SqlError", Effect.die)
+            Effect.tap((stopped) => (stopped ? batchSearches.endStopped(uuid) : Effect.void))
           ),
         deleteBatchSearch: ({ uuid }, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.remove(viewerOf(caller), uuid)).pipe(
-            Effect.map((deleted) => deleted > 0),
-            Effect.catchTag("SqlError", Effect.die)
+            Effect.map((deleted) => deleted > 0)
           )
       }
     })

@@ -11,18 +11,16 @@ export const projectRpcHandlers = (callers: RpcCallers) =>
       return {
         listProjects: (_, { headers }) => Effect.flatMap(callers.caller(headers), ({ editor }) => projects.list(editor)).pipe(Effect.orDie),
         getProject: ({ id }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => projects.get(id, editor)).pipe(Effect.catchTag("SqlError", Effect.die)),
+          Effect.flatMap(callers.caller(headers), ({ editor }) => projects.get(id, editor)),
         createProject: (input, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => projects.create(input, editor)).pipe(
-            Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die })
+            Effect.catchTag("DocumentIndexUnavailable", Effect.die)
           ),
         updateProject: ({ id, ...fields }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => projects.update(id, { ...fields, name: id }, editor)).pipe(
-            Effect.catchTag("SqlError", Effect.die)
-          ),
+          Effect.flatMap(callers.caller(headers), ({ editor }) => projects.update(id, { ...fields, name: id }, editor)),
         deleteProject: ({ id }, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => projects.remove(id, editor)).pipe(
-            Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die })
+            Effect.catchTag("DocumentIndexUnavailable", Effect.die)
           )
       }
     })

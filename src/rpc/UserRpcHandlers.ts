@@ -30,9 +30,9 @@ export const userRpcHandlers = (callers: RpcCallers) =>
               projects: filter?.join(",")
             })
             return yield* history.list(editor, query)
-          }).pipe(Effect.catchTag("SqlError", Effect.die)),
+          }),
         recordHistoryEvent: (event, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => history.record(editor, event)).pipe(Effect.catchTag("SqlError", Effect.die)),
+          Effect.flatMap(callers.caller(headers), ({ editor }) => history.record(editor, event)),
         deleteHistory: ({ type }, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => history.removeType(editor, type)).pipe(Effect.orDie),
         deleteHistoryEvent: ({ id }, { headers }) =>

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Chunk, Clock, Effect, Metric, Option, Stream } from "effect"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { holdsNul, nulRefusal } from "../../db/Nul.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { BatchSearchJob } from "../../engine/kinds/BatchSearchJob.ts"
@@ -75,13 +76,15 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
 
     /** Stores the batch search and queues its run in one transaction: no batch search is left without its task. */
     const save = (search: NewBatchSearch) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const uuid = randomUUID()
-          yield* repo.insert(uuid, search)
-          yield* engine.submit(BatchSearchJob, { uuid }, { userId: search.userId, id: uuid })
-          return uuid
-        })
+      dieOnSqlError(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const uuid = randomUUID()
+            yield* repo.insert(uuid, search)
+            yield* engine.submit(BatchSearchJob, { uuid }, { userId: search.userId, id: uuid })
+            return uuid
+          })
+        )
       )
 
     /** A batch search of a list of queries (the RPC API's creation; a CSV's lines for the legacy form). */

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { type ProjectCaller, requireGranted } from "../project/Access.ts"
 import { legacyDate } from "../project/Project.ts"
@@ -87,12 +88,12 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       if (checkedIds.length * labels.length > maxTagRows) {
         return yield* new TooManyMarks({ reason: `at most ${maxTagRows} tag rows (document ids × tags) per request` })
       }
-      return yield* sql.withTransaction(
+      return yield* dieOnSqlError(sql.withTransaction(
         Effect.gen(function* () {
           const found = yield* index.addTags(project, checkedIds, labels)
           return found.length === 0 ? 0 : yield* repo.addTags(project, found, labels, caller.login)
         })
-      )
+      ))
     })
 
     const untag = Effect.fn("DocumentMarks.untag")(function* (
@@ -103,9 +104,9 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
     ) {
       yield* requireGranted(project, caller)
       const [checkedIds, labels] = [yield* checkIds(ids), yield* checkTags(tags)]
-      return yield* sql.withTransaction(
+      return yield* dieOnSqlError(sql.withTransaction(
         Effect.zipRight(index.removeTags(project, checkedIds, labels), repo.removeTags(project, checkedIds, labels))
-      )
+      ))
     })
 
     /** One document, which must exist: whether a tag row was added (201) or all were there (200). */
@@ -119,13 +120,13 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       yield* requireGranted(project, caller)
       yield* requireDocument(project, id, routing)
       const labels = yield* checkTags(tags)
-      return yield* sql.withTransaction(
+      return yield* dieOnSqlError(sql.withTransaction(
         Effect.gen(function* () {
           const found = yield* index.addTags(project, [id], labels)
           if (found.length === 0) return yield* new DocumentNotFound({ project, id })
           return (yield* repo.addTags(project, found, labels, caller.login)) > 0
         })
-      )
+      ))
     })
 
     /** One document, which must exist: whether a tag row was removed. */
@@ -139,13 +140,13 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       yield* requireGranted(project, caller)
       yield* requireDocument(project, id, routing)
       const labels = yield* checkTags(tags)
-      return yield* sql.withTransaction(
+      return yield* dieOnSqlError(sql.withTransaction(
         Effect.gen(function* () {
           const found = yield* index.removeTags(project, [id], labels)
           if (found.length === 0) return yield* new DocumentNotFound({ project, id })
           return (yield* repo.removeTags(project, found, labels)) > 0
         })
-      )
+      ))
     })
 
     const tagsOf = Effect.fn("DocumentMarks.tagsOf")(function* (project: string, id: string, caller: ProjectCaller) {

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 
 export interface TagRow {
   readonly label: string
@@ -85,6 +86,6 @@ export class DocumentMarksRepo extends Effect.Service<DocumentMarksRepo>()("quar
         return { users, totalCount: total[0]?.total ?? 0 }
       })
 
-    return { star, unstar, starredIds, starsOf, addTags, removeTags, tagsOf, taggedWithAny, recommend, unrecommend, recommendedBy, recommenders }
+    return dieOnSqlErrors({ star, unstar, starredIds, starsOf, addTags, removeTags, tagsOf, taggedWithAny, recommend, unrecommend, recommendedBy, recommenders })
   })
 }) {}

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { extensionFor } from "../../extract/ContentType.ts"
 import { Extractor } from "../../extract/Extractor.ts"
 import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
@@ -44,6 +45,7 @@ export class Documents extends Effect.Service<Documents>()("quarry/Documents", {
     /** Only projects with a row have a mask; the others allow every address. */
     const requireAllowedAddress = (project: string, caller: Caller) =>
       sql<{ mask: string | null }>`SELECT allow_from_mask AS mask FROM projects WHERE id = ${project}`.pipe(
+        dieOnSqlError,
         Effect.flatMap((rows) =>
           rows.every((row) => maskAllows(row.mask, caller.address))
             ? Effect.void

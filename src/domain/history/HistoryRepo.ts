@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 import type { EventType, HistoryQuery } from "./History.ts"
 
 export interface HistoryRow {
@@ -52,6 +53,6 @@ export class HistoryRepo extends Effect.Service<HistoryRepo>()("quarry/HistoryRe
 
     const removeEvent = (user: string, id: number) => sql`DELETE FROM user_history WHERE user_id = ${user} AND id = ${id}`
 
-    return { list, upsert, link, removeType, removeEvent }
+    return dieOnSqlErrors({ list, upsert, link, removeType, removeEvent })
   })
 }) {}

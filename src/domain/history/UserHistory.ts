@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { userFromId } from "../document/Marks.ts"
 import { type ProjectCaller, requireGranted } from "../project/Access.ts"
 import { legacyDate } from "../project/Project.ts"
@@ -37,9 +38,9 @@ export class UserHistory extends Effect.Service<UserHistory>()("quarry/UserHisto
       if (event.projectIds.length > maxProjectIds) return yield* new InvalidHistoryRequest({ reason: `at most ${maxProjectIds} projectIds` })
       const projects = [...new Set(event.projectIds)]
       yield* Effect.forEach(projects, (project) => requireGranted(project, caller), { discard: true })
-      yield* sql.withTransaction(
+      yield* dieOnSqlError(sql.withTransaction(
         Effect.flatMap(repo.upsert(caller.login, event.type, event.name ?? null, event.uri), (id) => repo.link(id, projects))
-      )
+      ))
     })
 
     const removeType = Effect.fn("UserHistory.removeType")(function* (caller: ProjectCaller, type: EventType) {

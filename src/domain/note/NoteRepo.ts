@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 
 export interface NoteRow {
   readonly path: string
@@ -24,6 +25,6 @@ export class NoteRepo extends Effect.Service<NoteRepo>()("quarry/NoteRepo", {
     const remove = (project: string, path: string) =>
       sql`DELETE FROM notes WHERE project = ${project} AND md5(path) = md5(${path}) AND path = ${path} RETURNING path`.pipe(Effect.map((rows) => rows.length > 0))
 
-    return { list, upsert, remove }
+    return dieOnSqlErrors({ list, upsert, remove })
   })
 }) {}

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect } from "effect"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 import type { ProjectFields, ProjectRow } from "./Project.ts"
 
 /** SQL of the projects table, and of every row that belongs to a project (for its deletion). */
@@ -58,6 +59,6 @@ export class ProjectRepo extends Effect.Service<ProjectRepo>()("quarry/ProjectRe
       yield* sql`DELETE FROM projects WHERE id = ${id}`
     })
 
-    return { find, listIn, insert, update, removeRows }
+    return dieOnSqlErrors({ find, listIn, insert, update, removeRows })
   })
 }) {}

@@ -2,6 +2,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { Settings } from "../../config/Settings.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { maskAllows } from "../document/Content.ts"
@@ -118,14 +119,14 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
         return yield* new InvalidProject({ reason: `\`sourcePath\` is required and must not be outside ${settings.dataDir}.` })
       }
       const fields = yield* fieldsOf(input)
-      return yield* sql.withTransaction(
+      return yield* dieOnSqlError(sql.withTransaction(
         Effect.gen(function* () {
           const row = yield* repo.insert(name, sourcePath, { ...fields, label: fields.label ?? name })
           if (Option.isNone(row)) return yield* new ProjectExists({ id: name })
           yield* index.createIndex(name)
           return toLegacyProject(row.value)
         })
-      )
+      ))
     })
 
     /** The body's name must be the project's id, as in the reference (404 otherwise). */
@@ -142,7 +143,7 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
     const remove = Effect.fn("Projects.remove")(function* (id: string, editor: ProjectEditor) {
       if (!editor.grantedProjects.includes(id)) return yield* new NotYourProject({ project: id })
       yield* requireEditor(id, editor)
-      yield* sql.withTransaction(Effect.zipRight(repo.removeRows(id), index.deleteIndex(id)))
+      yield* dieOnSqlError(sql.withTransaction(Effect.zipRight(repo.removeRows(id), index.deleteIndex(id))))
     })
 
     /**

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 import { type TaskId, type TaskRow, taskColumns, taskFromRow } from "./Task.ts"
 
 /** Reads and removals of task records; the engine's state transitions are in src/engine/JobQueue.ts. */
@@ -33,6 +34,6 @@ export class TaskRepo extends Effect.Service<TaskRepo>()("quarry/TaskRepo", {
       return Option.map(Option.fromNullable(rows[0]), taskFromRow)
     })
 
-    return { findById, listByUser, deleteFinishedOf, deleteIfFinished }
+    return dieOnSqlErrors({ findById, listByUser, deleteFinishedOf, deleteIfFinished })
   })
 }) {}

@@ -1,4 +1,5 @@
 import { Effect, Option, Queue, Stream } from "effect"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { EngineConfig } from "../../engine/EngineConfig.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { TaskEvents } from "../../engine/TaskEvents.ts"
@@ -32,11 +33,11 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
     })
 
     const stop = Effect.fn("Tasks.stop")(function* (userId: string, ref: string) {
-      return yield* engine.stop(yield* find(userId, ref))
+      return yield* dieOnSqlError(engine.stop(yield* find(userId, ref)))
     })
 
     const stopAll = Effect.fn("Tasks.stopAll")(function* (userId: string) {
-      return yield* engine.stopAll(userId)
+      return yield* dieOnSqlError(engine.stopAll(userId))
     })
 
     /** Removes the user's finished tasks (DONE, ERROR, CANCELLED) and returns them. */
@@ -59,7 +60,7 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
       Stream.unwrapScoped(
         Effect.gen(function* () {
           const changes = yield* events.subscribe()
-          const first = yield* find(userId, ref).pipe(Effect.catchTag("SqlError", Effect.die))
+          const first = yield* find(userId, ref)
           const changed = Queue.take(changes).pipe(
             Effect.repeat({ until: (event) => event.id === first.id }),
             Effect.timeoutOption(config.pollInterval)
@@ -87,7 +88,7 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
           const initial =
             refs === undefined
               ? yield* repo.listByUser(userId).pipe(Effect.orDie)
-              : yield* Effect.forEach(refs, (ref) => find(userId, ref)).pipe(Effect.catchTag("SqlError", Effect.die))
+              : yield* Effect.forEach(refs, (ref) => find(userId, ref))
           const latest = new Map(initial.map((task) => [task.id, task]))
           const unfinished = () => [...latest.values()].filter((task) => !isFinished(task.state)).map((task) => task.id)
           const isNews = (task: Task) => {

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Option } from "effect"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 import type { StoredUser } from "./User.ts"
 
 /** A users row with its password hash (`scrypt$N$r$p$salt$hash`, or null when it cannot sign in). */
@@ -91,7 +92,7 @@ export class UserRepo extends Effect.Service<UserRepo>()("quarry/UserRepo", {
       yield* sql`DELETE FROM api_keys WHERE user_login = ${login}`
     })
 
-    return {
+    return dieOnSqlErrors({
       upsert,
       findByLogin,
       list,
@@ -103,6 +104,6 @@ export class UserRepo extends Effect.Service<UserRepo>()("quarry/UserRepo", {
       findByApiKeyHash,
       apiKeyHashOf,
       deleteApiKey
-    }
+    })
   })
 }) {}
