@@ -4,7 +4,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Context, Effect, ParseResult, Schema } from "effect"
 import { holdsNul, nulRefusal } from "../db/Nul.ts"
 import { BadRequest, type PayloadTooLarge } from "../domain/RequestErrors.ts"
-import { jsonTooDeep, tooDeepMessage } from "./JsonDepth.ts"
+import { jsonTooDeep, tooDeepMessage } from "../transport/JsonDepth.ts"
 
 /** The request being answered, provided to every handler. */
 export interface HttpRequestShape {

@@ -10,18 +10,11 @@ import { anonymousUser, type Authentication, Authenticator, TooManyAttempts } fr
 import { CurrentUser } from "../domain/user/CurrentUser.ts"
 import { browserRefusal, mediaTypeRefusal, refusal } from "./middleware/BrowserGuard.ts"
 import { writeResponse } from "./middleware/Conventions.ts"
+import type { Mount } from "../transport/Mount.ts"
 import { defaultMaxBodyBytes, makeRouter, type Route } from "./Router.ts"
 
 /** Where the server listens, once it does. */
 export class HttpServerInfo extends Context.Tag("quarry/HttpServerInfo")<HttpServerInfo, { readonly port: number; readonly url: string }>() {}
-
-/** A non-routed handler for a path prefix (the RPC endpoint), given the raw Node request. */
-export interface Mount {
-  readonly prefix: string
-  readonly handle: (request: http.IncomingMessage, response: http.ServerResponse) => void
-  /** Takes over the connection of an upgrade request (a WebSocket) under the prefix. */
-  readonly upgrade?: (request: http.IncomingMessage, socket: Duplex, head: Buffer) => void
-}
 
 /**
  * The body, refused with 413 past `limit` bytes: at once when Content-Length says so, else as soon as the bytes read

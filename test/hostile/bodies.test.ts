@@ -1,6 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { jsonTooDeep, maxJsonDepth } from "../../src/http/JsonDepth.ts"
+import { jsonTooDeep, maxJsonDepth } from "../../src/transport/JsonDepth.ts"
 import { WebSocket } from "ws"
 import { eventually } from "../engine/helpers.ts"
 import { bodyJson, request, TestServer, testServerLayer } from "../helpers/server.ts"

@@ -5,7 +5,7 @@ import { errorBody, parsingError, refusal, type SearchRequestError } from "../..
 import { type BackendRequest, SearchBackend } from "../../search/SearchBackend.ts"
 import { allowMethods, empty, HttpRequest, json, pathParam } from "../Http.ts"
 import { BadRequest } from "../../domain/RequestErrors.ts"
-import { jsonTooDeep, tooDeepMessage } from "../JsonDepth.ts"
+import { jsonTooDeep, tooDeepMessage } from "../../transport/JsonDepth.ts"
 import { type Route, route } from "../Router.ts"
 
 /**
