@@ -40,9 +40,9 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
             )
           }),
         listBatchSearches: (_, { headers }) =>
-          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.list(viewerOf(caller))).pipe(Effect.orDie),
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.list(viewerOf(caller))),
         filterBatchSearches: (filter, { headers }) =>
-          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.filter(viewerOf(caller), filter)).pipe(Effect.orDie),
+          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.filter(viewerOf(caller), filter)),
         getBatchSearch: ({ uuid, withQueries }, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.get(uuid, withQueries ?? false, viewerOf(caller))),
         batchSearchResults: ({ uuid, pageSize, follow, ...selection }, { headers }) =>

@@ -9,7 +9,7 @@ export const projectRpcHandlers = (callers: RpcCallers) =>
     Effect.gen(function* () {
       const projects = yield* Projects
       return {
-        listProjects: (_, { headers }) => Effect.flatMap(callers.caller(headers), ({ editor }) => projects.list(editor)).pipe(Effect.orDie),
+        listProjects: (_, { headers }) => Effect.flatMap(callers.caller(headers), ({ editor }) => projects.list(editor)),
         getProject: ({ id }, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => projects.get(id, editor)),
         createProject: (input, { headers }) =>

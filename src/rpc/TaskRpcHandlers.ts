@@ -11,17 +11,17 @@ export const taskRpcHandlers = (callerOf: CallerOf) =>
       const tasks = yield* Tasks
       return {
         listTasks: ({ filter }, { headers }) =>
-          Effect.flatMap(callerOf(headers), (userId) => tasks.list(userId, filter)).pipe(Effect.orDie),
+          Effect.flatMap(callerOf(headers), (userId) => tasks.list(userId, filter)),
         getTask: ({ id }, { headers }) =>
           Effect.flatMap(callerOf(headers), (userId) => tasks.find(userId, id)),
         stopTask: ({ id }, { headers }) =>
           Effect.flatMap(callerOf(headers), (userId) => tasks.stop(userId, id)),
-        stopAll: (_, { headers }) => Effect.flatMap(callerOf(headers), (userId) => tasks.stopAll(userId)).pipe(Effect.orDie),
+        stopAll: (_, { headers }) => Effect.flatMap(callerOf(headers), (userId) => tasks.stopAll(userId)),
         watchTasks: ({ id }, { headers }) => Stream.unwrap(Effect.map(callerOf(headers), (userId) => tasks.watch(userId, id))),
         watchManyTasks: ({ ids }, { headers }) => Stream.unwrap(Effect.map(callerOf(headers), (userId) => tasks.watchMany(userId, ids))),
         cleanTask: ({ id }, { headers }) =>
           Effect.flatMap(callerOf(headers), (userId) => tasks.clean(userId, id)),
-        cleanFinishedTasks: (_, { headers }) => Effect.flatMap(callerOf(headers), (userId) => tasks.cleanFinished(userId)).pipe(Effect.orDie)
+        cleanFinishedTasks: (_, { headers }) => Effect.flatMap(callerOf(headers), (userId) => tasks.cleanFinished(userId))
       }
     })
   )

@@ -16,7 +16,7 @@ export const userRpcHandlers = (callers: RpcCallers) =>
           Effect.gen(function* () {
             const { current, editor } = yield* callers.caller(headers)
             return { user: current.user, isAdmin: current.isAdmin, projects: yield* projects.granted(editor) }
-          }).pipe(Effect.orDie),
+          }),
         userHistory: ({ type, from, size, sort, descending, projects: filter }, { headers }) =>
           Effect.gen(function* () {
             const { editor } = yield* callers.caller(headers)
@@ -34,9 +34,9 @@ export const userRpcHandlers = (callers: RpcCallers) =>
         recordHistoryEvent: (event, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => history.record(editor, event)),
         deleteHistory: ({ type }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => history.removeType(editor, type)).pipe(Effect.orDie),
+          Effect.flatMap(callers.caller(headers), ({ editor }) => history.removeType(editor, type)),
         deleteHistoryEvent: ({ id }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => history.removeEvent(editor, id)).pipe(Effect.orDie)
+          Effect.flatMap(callers.caller(headers), ({ editor }) => history.removeEvent(editor, id))
       }
     })
   )
