@@ -1,7 +1,7 @@
 import type { Effect, Schema } from "effect"
 import { type CurrentUser } from "../domain/user/CurrentUser.ts"
 import type { BodyTypes } from "./middleware/BrowserGuard.ts"
-import type { HttpRequest, HttpResponse } from "./Http.ts"
+import { type HttpRequest, type HttpResponse } from "../transport/Http.ts"
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"
 

@@ -1,7 +1,7 @@
 import { Effect, Redacted, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { Users } from "../../domain/user/Users.ts"
-import { allowMethods, empty, json, pathParam } from "../Http.ts"
+import { allowMethods, empty, json, pathParam } from "../../transport/Http.ts"
 import { Forbidden, NotFound } from "../../domain/RequestErrors.ts"
 import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"

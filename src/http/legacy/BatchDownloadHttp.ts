@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { BatchDownloads } from "../../domain/batch-download/BatchDownloads.ts"
-import { allowMethods, json, jsonBody } from "../Http.ts"
+import { allowMethods, json, jsonBody } from "../../transport/Http.ts"
 import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"
 import { LegacyTaskView, liveTaskView } from "./TaskApi.ts"

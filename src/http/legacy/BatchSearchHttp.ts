@@ -4,7 +4,7 @@ import { BatchSearchFilter, CopyBody, PublishBody, ResultsFilter } from "../../d
 import { BatchSearches, type CreationForm } from "../../domain/batch-search/BatchSearches.ts"
 import type { Viewer } from "../../domain/batch-search/BatchSearchRepo.ts"
 import { requireGranted } from "../../domain/project/Access.ts"
-import { allowMethods, empty, HttpRequest, json, jsonBody, pathParam, queryParam, text } from "../Http.ts"
+import { allowMethods, empty, HttpRequest, json, jsonBody, pathParam, queryParam, text } from "../../transport/Http.ts"
 import { BadRequest } from "../../domain/RequestErrors.ts"
 import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { route, uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import { Effect } from "effect"
 import { ContentOccurrences, ContentSlice } from "../../domain/document/Content.ts"
 import { type Caller, Documents, type DocumentSource } from "../../domain/document/Documents.ts"
-import { bytes, HttpRequest, json, pathParam, queryParam, stream } from "../Http.ts"
+import { bytes, HttpRequest, json, pathParam, queryParam, stream } from "../../transport/Http.ts"
 import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { route } from "../Router.ts"
 

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { InvalidMarks } from "../../domain/document/DocumentMarkErrors.ts"
 import { DocumentMarks, maxDocumentIds, maxTagRows, maxTags } from "../../domain/document/DocumentMarks.ts"
 import { ChangedRows, LegacyTag, RecommendationAggregate } from "../../domain/document/Marks.ts"
-import { allowMethods, empty, json, jsonBody, pathParam, queryParam } from "../Http.ts"
+import { allowMethods, empty, json, jsonBody, pathParam, queryParam } from "../../transport/Http.ts"
 import { publicRoute, route } from "../Router.ts"
 import { projectCaller } from "../../domain/user/CurrentUser.ts"
 

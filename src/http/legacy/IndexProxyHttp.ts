@@ -3,7 +3,7 @@ import { checkAccess, checkBodyIndices, indexList } from "../../domain/project/S
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { errorBody, parsingError, refusal, type SearchRequestError } from "../../search/postgres/dsl/Errors.ts"
 import { type BackendRequest, SearchBackend } from "../../search/SearchBackend.ts"
-import { allowMethods, empty, HttpRequest, json, pathParam } from "../Http.ts"
+import { allowMethods, empty, HttpRequest, json, pathParam } from "../../transport/Http.ts"
 import { BadRequest } from "../../domain/RequestErrors.ts"
 import { jsonTooDeep, tooDeepMessage } from "../../transport/JsonDepth.ts"
 import { type Route, route } from "../Router.ts"

@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { directoryInDataDir, startIndex, startScan, startScanAndIndex, taskOptions } from "../../domain/ingest/Ingestion.ts"
 import { CurrentUser } from "../../domain/user/CurrentUser.ts"
-import { HttpRequest, json, jsonBody, pathParam } from "../Http.ts"
+import { HttpRequest, json, jsonBody, pathParam } from "../../transport/Http.ts"
 import { route } from "../Router.ts"
 import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
 

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { languages, languageView, LanguageViewSchema, tesseractLanguages } from "../../extract/Languages.ts"
-import { json } from "../Http.ts"
+import { json } from "../../transport/Http.ts"
 import { route } from "../Router.ts"
 
 const LanguagesSchema = Schema.Array(LanguageViewSchema)

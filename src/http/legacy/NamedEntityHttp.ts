@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { namedEntityView, NamedEntityView } from "../../ner/NamedEntity.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
-import { allowMethods, empty, json, pathParam, queryParam } from "../Http.ts"
+import { allowMethods, empty, json, pathParam, queryParam } from "../../transport/Http.ts"
 import { Forbidden, NotFound } from "../../domain/RequestErrors.ts"
 import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { LegacyNote, maxNoteLength, NoteInput } from "../../domain/note/Note.ts"
 import { Notes } from "../../domain/note/Notes.ts"
-import { empty, json, jsonBody, pathParam } from "../Http.ts"
+import { empty, json, jsonBody, pathParam } from "../../transport/Http.ts"
 import { route, withBodyLimit } from "../Router.ts"
 import { projectCaller } from "../../domain/user/CurrentUser.ts"
 

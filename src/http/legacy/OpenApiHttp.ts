@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { HttpResponse } from "../Http.ts"
+import { type HttpResponse } from "../../transport/Http.ts"
 import { type DocumentedRoute, openApiDocument } from "../OpenApi.ts"
 import { route } from "../Router.ts"
 

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { LegacyProject, ProjectInput } from "../../domain/project/Project.ts"
 import { Projects } from "../../domain/project/Projects.ts"
-import { allowMethods, empty, HttpRequest, json, jsonBody, pathParam } from "../Http.ts"
+import { allowMethods, empty, HttpRequest, json, jsonBody, pathParam } from "../../transport/Http.ts"
 import { publicRoute, route } from "../Router.ts"
 import { projectCaller } from "../../domain/user/CurrentUser.ts"
 

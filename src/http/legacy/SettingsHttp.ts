@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { BuildInfo } from "../../config/BuildInfo.ts"
 import { publicSettings, Settings, updateSettings } from "../../config/Settings.ts"
-import { allowMethods, empty, json, jsonBody } from "../Http.ts"
+import { allowMethods, empty, json, jsonBody } from "../../transport/Http.ts"
 import { BadRequest, Forbidden } from "../../domain/RequestErrors.ts"
 import { publicRoute, route } from "../Router.ts"
 

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { Health, toOpenMetrics } from "../../domain/status/Health.ts"
-import { json, queryParam, text } from "../Http.ts"
+import { json, queryParam, text } from "../../transport/Http.ts"
 import { route } from "../Router.ts"
 
 const StatusReportSchema = Schema.Struct({

@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { Effect, Schema } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { guardPath } from "../../domain/PathGuard.ts"
-import { allowMethods, json, pathParam, queryParam } from "../Http.ts"
+import { allowMethods, json, pathParam, queryParam } from "../../transport/Http.ts"
 import { BadRequest, Forbidden, NotFound } from "../../domain/RequestErrors.ts"
 import { route } from "../Router.ts"
 

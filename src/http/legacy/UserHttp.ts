@@ -3,7 +3,7 @@ import { HistoryEventInput, HistoryList, parseEventId, parseHistoryQuery, parseT
 import { UserHistory } from "../../domain/history/UserHistory.ts"
 import { LegacyProject } from "../../domain/project/Project.ts"
 import { Projects } from "../../domain/project/Projects.ts"
-import { allowMethods, empty, json, jsonBody, queryParam } from "../Http.ts"
+import { allowMethods, empty, json, jsonBody, queryParam } from "../../transport/Http.ts"
 import { CurrentUser, projectCaller } from "../../domain/user/CurrentUser.ts"
 import { publicRoute, route } from "../Router.ts"
 

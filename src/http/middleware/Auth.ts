@@ -1,47 +1,15 @@
-import { HttpApiSchema } from "@effect/platform"
-import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Effect, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
 import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import type { CurrentUserShape } from "../../domain/user/CurrentUser.ts"
 import { applicationName } from "../../domain/user/User.ts"
-import { type HttpRequestShape, noHeaders } from "../Http.ts"
-import type { BadRequest } from "../../domain/RequestErrors.ts"
+import { type Authentication, Authenticator } from "../../transport/Authentication.ts"
+import { noHeaders } from "../../transport/Http.ts"
 import { cameOverHttps, readSessionCookie, sessionCookie } from "./SessionCookie.ts"
 
 // src/http/review still imports the caller from here; the rest of the code imports src/domain/user/CurrentUser.ts.
 export { CurrentUser } from "../../domain/user/CurrentUser.ts"
-
-/** Missing or wrong credentials; answered 401 with `WWW-Authenticate: Basic realm="datashare"`. */
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
-  "Unauthorized",
-  { message: Schema.String },
-  HttpApiSchema.annotations({ status: 401 })
-) {}
-
-/** Too many failed password checks for a login or from an address: 429 with `Retry-After`, without checking. */
-export class TooManyAttempts extends Schema.TaggedError<TooManyAttempts>()(
-  "TooManyAttempts",
-  { message: Schema.String, retryAfterSeconds: Schema.Number },
-  HttpApiSchema.annotations({ status: 429 })
-) {}
-
-export interface Authentication {
-  /** Undefined when the request carries no credentials (allowed only on public routes). */
-  readonly user: CurrentUserShape | undefined
-  /** Headers the response must carry (a new session cookie). */
-  readonly headers: Readonly<Record<string, string>>
-}
-
-export interface AuthenticatorShape {
-  readonly authenticate: (
-    request: HttpRequestShape,
-    isPublic: boolean
-  ) => Effect.Effect<Authentication, Unauthorized | TooManyAttempts | BadRequest | SqlError.SqlError>
-}
-
-/** Checks credentials; one implementation per mode (LOCAL here, SERVER in ServerAuth.ts). */
-export class Authenticator extends Context.Tag("quarry/Authenticator")<Authenticator, AuthenticatorShape>() {}
 
 /** A caller with no credentials on a public route: no projects, no rights. */
 export const anonymousUser: CurrentUserShape = {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http"
 import { errorBody, SearchRequestError } from "../../search/postgres/dsl/Errors.ts"
-import { type HttpResponse, json, noHeaders } from "../Http.ts"
+import { type HttpResponse, json, noHeaders } from "../../transport/Http.ts"
 import { errorsDocument, JsonApiError } from "../review/JsonApiError.ts"
 import { changesState, type GuardSettings, hostAllowed, originAllowed } from "../../transport/Origins.ts"
 

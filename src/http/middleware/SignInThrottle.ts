@@ -3,7 +3,7 @@ import { Context, Effect, Option, type Redacted } from "effect"
 import type { SettingsShape } from "../../config/Settings.ts"
 import type { StoredUser } from "../../domain/user/User.ts"
 import { Users } from "../../domain/user/Users.ts"
-import { TooManyAttempts } from "./Auth.ts"
+import { TooManyAttempts } from "../../transport/Authentication.ts"
 import { makeFailureThrottle } from "./FailureThrottle.ts"
 
 export interface SignInThrottleShape {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { resolveSettings, Settings } from "../../../src/config/Settings.ts"
 import { Deliverables } from "../../../src/domain/plugin/Deliverables.ts"
-import { statusOf } from "../../../src/http/Http.ts"
+import { statusOf } from "../../../src/transport/Http.ts"
 
 // The plugins and extensions "folders" are files: every filesystem step fails, as a broken disk would.
 const root = path.join(os.tmpdir(), `quarry-deliverables-${randomUUID()}`)

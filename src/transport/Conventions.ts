@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import type * as http from "node:http"
-import { type HttpResponse, jsonContentType } from "../Http.ts"
-import { allowOriginFor } from "../../transport/Origins.ts"
+import { type HttpResponse, jsonContentType } from "./Http.ts"
+import { allowOriginFor } from "./Origins.ts"
 
 /** ETag of the legacy API: the lowercase hex MD5 of the body bytes (a string is hashed as UTF-8). */
 export const etagOf = (content: string | Uint8Array) => createHash("md5").update(content).digest("hex")
