@@ -34,7 +34,7 @@ const checkTags = (tags: ReadonlyArray<string>) =>
   })
 
 /**
- * Stars, tags and recommendations of documents (legacy-api-reference §4.2), each checked against the caller's
+ * Stars, tags and recommendations of documents, each checked against the caller's
  * projects. Tags are written to the index and to the tag rows in one transaction, so tag filters see them at once.
  */
 export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/DocumentMarks", {

@@ -9,7 +9,7 @@ import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.
 import { maskAllows, occurrences, slice, sliceBounds } from "./Content.ts"
 import { DocumentForbidden, DocumentNotFound, EmptyContentQuery, InvalidContentRequest, SourceMissing, TranslationNotFound } from "./DocumentErrors.ts"
 
-/** Who asks, as the access rules of legacy-api-reference §2.5 and §4.2 need it. */
+/** Who asks, as the access rules need it: a document is read only in a project the caller may read. */
 export interface Caller {
   readonly grantedProjects: ReadonlyArray<string>
   readonly address: string

@@ -10,7 +10,7 @@ import { HistoryRepo } from "./HistoryRepo.ts"
 const maxProjectIds = 1_000
 const maxUriLength = 65_536
 
-/** The caller's visited documents and searches (legacy-api-reference §4.9). */
+/** The caller's visited documents and searches. */
 export class UserHistory extends Effect.Service<UserHistory>()("quarry/UserHistory", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
