@@ -1,4 +1,4 @@
-import { SqlError } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
 
 const isSqlError = (error: unknown): error is SqlError.SqlError => error instanceof SqlError.SqlError
@@ -22,3 +22,7 @@ export const dieOnSqlErrors = <T extends Record<string, Method>>(repository: T):
   Object.fromEntries(
     Object.entries(repository).map(([name, method]) => [name, (...args: never[]) => dieOnSqlError(method(...args))])
   ) as { readonly [K in keyof T]: DyingOnSqlError<T[K]> }
+
+/** Runs `effect` in one transaction (or in the caller's), a failure to begin or commit being a defect too. */
+export const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R | SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => dieOnSqlError(sql.withTransaction(effect)))

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Settings } from "../../config/Settings.ts"
-import { dieOnSqlError } from "../review/ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { findReviewUser } from "../review/ReviewUser.ts"
 import { adminRole, projectsInDetails } from "../user/User.ts"
 import type { BridgeCaller } from "./ReviewBridge.ts"

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect } from "effect"
-import { dieOnSqlError } from "../review/ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 
 /** A stored batch-search result, with whether it is left out of the task. */
 export interface HitRow {

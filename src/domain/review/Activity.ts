@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import type { ReviewOutcome } from "./ReviewChange.ts"
 
 /** A polymorphic reference: the resource type name and the row id. */

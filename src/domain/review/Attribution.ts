@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { refreshRecords } from "./RecordState.ts"
 import { AttributionRefused } from "./ReviewErrors.ts"
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { recordAction } from "./Activity.ts"
 import { notifyMentions } from "./Mentions.ts"
 

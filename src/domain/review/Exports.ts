@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { csvLine } from "./Csv.ts"
 
 const recordColumns = ["id", "uid", "original_value", "predicted_value", "metadata", "status", "rounds", "priority", "link", "embeddable_link", "locked", "has_notes", "has_disagreements"]

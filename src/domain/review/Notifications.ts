@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 
 /** Marks a notification read or unread; the first time it is read stamps `read_at`, unreading keeps it. */
 export const markNotification = (id: number, read: boolean) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { attributeAutomatically } from "./Attribution.ts"
 import { parseCsv } from "./Csv.ts"
 import { InvalidUpload } from "./ReviewErrors.ts"

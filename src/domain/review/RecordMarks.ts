@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { recordAction } from "./Activity.ts"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { ReviewFieldInvalid, ReviewWriteForbidden } from "./ReviewErrors.ts"
 
 const recordAccess = (recordId: number, userId: number) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 
 /**
  * Recomputes what a record derives from its reviews: status (UNASSIGNED without review, DONE once the DONE

@@ -1,7 +1,7 @@
 /** The single-row checks of review reads: who may see a record or a media file, whose a notification is. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import type { ReviewUser } from "./ReviewUser.ts"
 
 /** The tasks a checker sees records of; staff see every task's. */

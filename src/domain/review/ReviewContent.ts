@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { attributeAutomatically } from "./Attribution.ts"
 import { recordTaskStatusChange, recordTipSaved } from "./ContentActivity.ts"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { ChoiceGroupFrozen, StillInUse } from "./ReviewErrors.ts"
 import { insertRow, updateRow } from "./ReviewRows.ts"
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import type { ReviewUser } from "./ReviewUser.ts"
 
 /** A record of a task as the RPC API lists it; `bookmarked` is the caller's bookmark. */

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "./ReviewDatabase.ts"
+import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { adminRole } from "../user/User.ts"
 
 /** A caller of the review API: a row of `users`; staff are the users with the admin role. */

@@ -4,7 +4,7 @@ import { actionsAboutRecord, actionsOfUser } from "../../domain/review/resources
 import { registry } from "../../domain/review/resources/index.ts"
 import type { ReadContext } from "../../domain/review/resources/Resource.ts"
 import { notificationRecipient, recordVisible, userIdOf } from "../../domain/review/ReviewAccess.ts"
-import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import { HttpRequest, pathParam } from "../Http.ts"
 import { readDocument, type RequestDocument } from "./Document.ts"
 import { JsonApiError, notFound } from "./JsonApiError.ts"

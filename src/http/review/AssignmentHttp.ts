@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { attribute, removeReview } from "../../domain/review/Attribution.ts"
 import { registry } from "../../domain/review/resources/index.ts"
-import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import { pathParam } from "../Http.ts"
 import { readDocument } from "./Document.ts"
 import { badRequest } from "./JsonApiError.ts"

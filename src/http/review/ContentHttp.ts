@@ -15,7 +15,7 @@ import {
 } from "../../domain/review/ReviewContent.ts"
 import { registry } from "../../domain/review/resources/index.ts"
 import type { ReadContext, ResourceDefinition } from "../../domain/review/resources/Resource.ts"
-import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import type { ChoiceGroupFrozen, StillInUse } from "../../domain/review/ReviewErrors.ts"
 import { deleteRow, insertRow, type ReviewTable, updateRow } from "../../domain/review/ReviewRows.ts"
 import { pathParam } from "../Http.ts"

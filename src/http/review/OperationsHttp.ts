@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { ReadContext } from "../../domain/review/resources/Resource.ts"
-import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import type { ReviewFieldInvalid, ReviewNotFound, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
 import { checkReviewChange, loadReview, notYourReview, saveReviewChange } from "../../domain/review/ReviewUpdate.ts"
 import { listMaxBodyBytes, withBodyLimit } from "../Router.ts"

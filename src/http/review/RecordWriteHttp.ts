@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { checkRecordAccess, setRecordBookmark, setRecordLock } from "../../domain/review/RecordMarks.ts"
 import { registry } from "../../domain/review/resources/index.ts"
-import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import { pathParam } from "../Http.ts"
 import { recordContentUpdate } from "./ContentHttp.ts"
 import { readDocument } from "./Document.ts"

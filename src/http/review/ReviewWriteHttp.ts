@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { registry } from "../../domain/review/resources/index.ts"
 import type { ReadContext } from "../../domain/review/resources/Resource.ts"
-import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import type { ReviewFieldInvalid, ReviewNotFound, ReviewWriteForbidden } from "../../domain/review/ReviewErrors.ts"
 import { visibleReview } from "../../domain/review/ReviewLists.ts"
 import type { ReviewChange } from "../../domain/review/ReviewChange.ts"

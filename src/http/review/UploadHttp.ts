@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { importAlternativeValues } from "../../domain/review/AlternativeValueImport.ts"
 import { importRecords, readRecordCsv } from "../../domain/review/RecordImport.ts"
-import { inTransaction } from "../../domain/review/ReviewDatabase.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import type { InvalidUpload } from "../../domain/review/ReviewErrors.ts"
 import { type ReviewTable, rowExists } from "../../domain/review/ReviewRows.ts"
 import { uploadMaxBodyBytes, withBodyLimit } from "../Router.ts"

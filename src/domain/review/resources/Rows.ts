@@ -1,7 +1,7 @@
 /** The review read model's statements: rows of a definition, their count and their related ids; failures are defects. */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "../ReviewDatabase.ts"
+import { dieOnSqlError } from "../../../db/SqlFailure.ts"
 import type { ReviewUser } from "../ReviewUser.ts"
 import type { Fragment, ReadContext, ResourceDefinition, Row, ToMany } from "./Resource.ts"
 
