@@ -50,7 +50,6 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
             batchSearches.resultStream(uuid, selection, viewerOf(caller), { pageSize: pageSize ?? 500, follow: follow ?? false })
           ).pipe(
             Stream.unwrap,
-            Stream.catchTag("SqlError", (error) => Stream.die(error)),
             (results) =>
               Stream.acquireRelease(Metric.increment(openResultStreams), () => Metric.incrementBy(openResultStreams, -1)).pipe(
                 Stream.flatMap(() => results)

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Effect, Metric, Option, Stream } from "effect"
 import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { holdsNul, nulRefusal } from "../../db/Nul.ts"
@@ -215,7 +215,7 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
             yield* Effect.sleep(followInterval)
           }
         })
-      return Stream.paginateChunkEffect<ResultKey | undefined, ReturnType<typeof resultRecord>, SqlError.SqlError, never>(undefined, page)
+      return Stream.paginateChunkEffect<ResultKey | undefined, ReturnType<typeof resultRecord>, never, never>(undefined, page)
     })
 
     /** The results CSV; `host` starts each document's link. */
