@@ -8,9 +8,6 @@ import { type Authentication, Authenticator } from "../../transport/Authenticati
 import { noHeaders } from "../../transport/Http.ts"
 import { cameOverHttps, readSessionCookie, sessionCookie } from "./SessionCookie.ts"
 
-// src/http/review still imports the caller from here; the rest of the code imports src/domain/user/CurrentUser.ts.
-export { CurrentUser } from "../../domain/user/CurrentUser.ts"
-
 /** A caller with no credentials on a public route: no projects, no rights. */
 export const anonymousUser: CurrentUserShape = {
   user: { id: "", name: null, email: null, provider: "local", details: {} },

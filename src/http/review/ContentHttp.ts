@@ -18,7 +18,7 @@ import type { ReadContext, ResourceDefinition } from "../../domain/review/resour
 import { inTransaction } from "../../db/SqlFailure.ts"
 import type { ChoiceGroupFrozen, StillInUse } from "../../domain/review/ReviewErrors.ts"
 import { deleteRow, insertRow, type ReviewTable, updateRow } from "../../domain/review/ReviewRows.ts"
-import { pathParam } from "../Http.ts"
+import { pathParam } from "../../transport/Http.ts"
 import { readDocument, type RequestDocument } from "./Document.ts"
 import { JsonApiError } from "./JsonApiError.ts"
 import { readOne } from "./Reader.ts"

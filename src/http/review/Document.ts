@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { holdsNul, nulRefusal } from "../../db/Nul.ts"
-import { HttpRequest } from "../Http.ts"
-import { jsonTooDeep, tooDeepMessage } from "../JsonDepth.ts"
+import { HttpRequest } from "../../transport/Http.ts"
+import { jsonTooDeep, tooDeepMessage } from "../../transport/JsonDepth.ts"
 import { badRequest, bodyError, conflict, JsonApiError } from "./JsonApiError.ts"
 import { toSnake } from "./Names.ts"
 

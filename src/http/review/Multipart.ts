@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { HttpRequest } from "../Http.ts"
+import { HttpRequest } from "../../transport/Http.ts"
 import { badRequest, bodyError, JsonApiError } from "./JsonApiError.ts"
 
 export interface FormPart {

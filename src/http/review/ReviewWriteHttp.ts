@@ -6,7 +6,7 @@ import type { ReviewFieldInvalid, ReviewNotFound, ReviewWriteForbidden } from ".
 import { visibleReview } from "../../domain/review/ReviewLists.ts"
 import type { ReviewChange } from "../../domain/review/ReviewChange.ts"
 import { changeReview, notYourReview } from "../../domain/review/ReviewUpdate.ts"
-import { pathParam } from "../Http.ts"
+import { pathParam } from "../../transport/Http.ts"
 import { readDocument, type RequestDocument } from "./Document.ts"
 import { badRequest, conflict, forbidden, JsonApiError, notFound } from "./JsonApiError.ts"
 import { readOne } from "./Reader.ts"

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { empty } from "../Http.ts"
+import { empty } from "../../transport/Http.ts"
 import { publicRoute } from "../Router.ts"
 import { activityRoutes } from "./ActivityHttp.ts"
 import { assignmentRoutes } from "./AssignmentHttp.ts"
