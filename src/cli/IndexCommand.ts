@@ -5,8 +5,8 @@ import { defaultSettingsFile, isKnownOption, resolveSettings } from "../config/S
 import { DocumentQueue } from "../domain/ingest/DocumentQueue.ts"
 import { indexPayloadOf, queueOf, scanPayloadOf } from "../domain/ingest/IngestOptions.ts"
 import { isFinished, type Task } from "../domain/task/Task.ts"
-import { TaskRepo } from "../domain/task/TaskRepo.ts"
 import { Engine } from "../engine/Engine.ts"
+import { JobQueue } from "../engine/JobQueue.ts"
 import { IndexJob, type IndexRate, indexRateOf } from "../engine/kinds/IndexJob.ts"
 import { ScanJob } from "../engine/kinds/ScanJob.ts"
 import { indexingLayer } from "../Quarry.ts"
@@ -119,13 +119,13 @@ export const runIndexCommand = (extraWords: ReadonlyArray<string>, cliOptions: R
 
     return yield* Effect.gen(function* () {
       const engine = yield* Engine
-      const tasks = yield* TaskRepo
+      const jobs = yield* JobQueue
       const queue = yield* DocumentQueue
       const submitted: Array<Task> = []
       const submitOptions = { userId: settings.defaultUserName }
       if (stages.includes("SCAN")) submitted.push(yield* engine.submit(ScanJob, scanPayload, submitOptions))
       if (stages.includes("INDEX")) submitted.push(yield* engine.submit(IndexJob, indexPayload, submitOptions))
-      const read = (task: Task) => Effect.map(tasks.findById(task.id), Option.getOrElse(() => task))
+      const read = (task: Task) => Effect.map(jobs.find(task.id), Option.getOrElse(() => task))
       const output = progressOutput(process.stdout.isTTY === true)
       const queueKey = { project: indexPayload.project, queueName: queueOf(indexPayload) }
 

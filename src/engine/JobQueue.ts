@@ -1,5 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Option } from "effect"
+import { dieOnSqlError } from "../db/SqlFailure.ts"
 import { TaskId, type TaskRow, taskColumns, taskFromRow } from "../domain/task/Task.ts"
 import { EngineConfig } from "./EngineConfig.ts"
 import { notifyExpression, type TaskEventType, TaskEvents } from "./TaskEvents.ts"
@@ -196,9 +197,41 @@ export class JobQueue extends Effect.Service<JobQueue>()("quarry/JobQueue", {
       return rows[0]?.active === true
     })
 
+    // The task API's views and removals (src/domain/task/Tasks.ts): no caller recovers from a failed read.
+    const find = Effect.fn("JobQueue.find")(function* (id: TaskId) {
+      const rows = yield* sql<TaskRow>`SELECT ${columns} FROM tasks WHERE id = ${id}`
+      return Option.map(Option.fromNullable(rows[0]), taskFromRow)
+    }, dieOnSqlError)
+
+    const listOwnedBy = Effect.fn("JobQueue.listOwnedBy")(function* (userId: string) {
+      const rows = yield* sql<TaskRow>`SELECT ${columns} FROM tasks WHERE user_id = ${userId} ORDER BY created_at, id`
+      return rows.map(taskFromRow)
+    }, dieOnSqlError)
+
+    const deleteFinishedOf = Effect.fn("JobQueue.deleteFinishedOf")(function* (userId: string) {
+      const rows = yield* sql<TaskRow>`DELETE FROM tasks
+        WHERE user_id = ${userId} AND state IN ('DONE', 'ERROR', 'CANCELLED')
+        RETURNING ${columns}`
+      return rows.map(taskFromRow)
+    }, dieOnSqlError)
+
+    /** Removes the task if it has finished; none when it is unknown or still queued or running. */
+    const deleteIfFinished = Effect.fn("JobQueue.deleteIfFinished")(function* (id: TaskId) {
+      const rows = yield* sql<TaskRow>`DELETE FROM tasks
+        WHERE id = ${id} AND state IN ('DONE', 'ERROR', 'CANCELLED')
+        RETURNING ${columns}`
+      return Option.map(Option.fromNullable(rows[0]), taskFromRow)
+    }, dieOnSqlError)
+
+    /** Whether the task was stopped (rather than handed back at shutdown, or finished). */
+    const isCancelled = Effect.fn("JobQueue.isCancelled")(function* (id: string) {
+      const rows = yield* sql<{ cancelled: boolean }>`SELECT state = 'CANCELLED' AS cancelled FROM tasks WHERE id = ${id}`
+      return rows[0]?.cancelled === true
+    })
+
     return {
       enqueue, claim, heartbeat, progress, checkpoint, complete, fail, cancel, cancelAllOf, release, reap,
-      runningAttempt, fillingQueue, runningFor
+      runningAttempt, fillingQueue, runningFor, find, listOwnedBy, deleteFinishedOf, deleteIfFinished, isCancelled
     }
   })
 }) {}

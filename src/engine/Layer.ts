@@ -1,5 +1,4 @@
 import { Layer } from "effect"
-import { TaskRepo } from "../domain/task/TaskRepo.ts"
 import { Tasks } from "../domain/task/Tasks.ts"
 import { Engine } from "./Engine.ts"
 import { engineConfigLayer, type EngineOptions } from "./EngineConfig.ts"
@@ -14,6 +13,6 @@ export const engineLayer = (options: EngineOptions = {}) =>
   Tasks.Default.pipe(
     Layer.provideMerge(Engine.Default),
     Layer.provideMerge(JobQueue.Default),
-    Layer.provideMerge(Layer.mergeAll(TaskEvents.Default, TaskRepo.Default)),
+    Layer.provideMerge(TaskEvents.Default),
     Layer.provideMerge(engineConfigLayer(options))
   )

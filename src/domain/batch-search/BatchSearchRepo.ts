@@ -217,16 +217,15 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       yield* sql`UPDATE batch_searches SET state = ${state}, error_message = ${errorMessage}, error_query = ${errorQuery} WHERE uuid = ${uuid}`
     }, Effect.orDie)
 
-    /** After an interruption: FAILURE when the task was stopped (not when it was handed back at shutdown). */
-    const failIfCancelled = Effect.fn("BatchSearchRepo.failIfCancelled")(function* (uuid: string, taskId: string) {
+    /** Ends a batch search whose task was stopped in FAILURE, unless it had ended already. */
+    const failStopped = Effect.fn("BatchSearchRepo.failStopped")(function* (uuid: string) {
       yield* sql`UPDATE batch_searches SET state = 'FAILURE', error_message = 'the batch search was stopped'
-        WHERE uuid = ${uuid} AND state IN ('QUEUED', 'RUNNING')
-          AND EXISTS (SELECT 1 FROM tasks WHERE id = ${taskId} AND state = 'CANCELLED')`
+        WHERE uuid = ${uuid} AND state IN ('QUEUED', 'RUNNING')`
     }, Effect.orDie)
 
     return {
       insert, find, listVisible, filter, queries, results, resultPage, setPublished, remove,
-      pendingQueries, start, resultCount, insertResults, setQueryResults, finish, failIfCancelled
+      pendingQueries, start, resultCount, insertResults, setQueryResults, finish, failStopped
     }
   })
 }) {}

@@ -248,12 +248,11 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
     })
 
     /**
-     * Ends a batch search whose task was just stopped in FAILURE. Its job does so when it is interrupted, but a task
-     * stopped while still queued never runs, and its batch search stayed QUEUED for ever (a batch search's task id is
-     * its uuid).
+     * Ends a batch search whose task was just stopped (cancelled) in FAILURE. Its job does so when it is interrupted,
+     * but a task stopped while still queued never runs, and its batch search stayed QUEUED for ever.
      */
     const endStopped = Effect.fn("BatchSearches.endStopped")(function* (uuid: string) {
-      yield* repo.failIfCancelled(uuid, uuid)
+      yield* repo.failStopped(uuid)
     })
 
     return { create, createFromQueries, copy, list, filter, get, queries, results, resultStream, resultsCsv, publish, endStopped, remove }

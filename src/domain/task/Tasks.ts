@@ -2,11 +2,11 @@ import { Effect, Option, Queue, Stream } from "effect"
 import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { EngineConfig } from "../../engine/EngineConfig.ts"
 import { Engine } from "../../engine/Engine.ts"
+import { JobQueue } from "../../engine/JobQueue.ts"
 import { TaskEvents } from "../../engine/TaskEvents.ts"
 import { nameFilter } from "../NameFilter.ts"
 import { idOfName, isFinished, type Task, TaskId } from "./Task.ts"
 import { TaskForbidden, TaskNotFinished, TaskNotFound } from "./TaskErrors.ts"
-import { TaskRepo } from "./TaskRepo.ts"
 
 /**
  * The rules of the task APIs: a user sees, stops, watches and cleans only their own tasks. A task is named
@@ -14,14 +14,14 @@ import { TaskRepo } from "./TaskRepo.ts"
  */
 export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
   effect: Effect.gen(function* () {
-    const repo = yield* TaskRepo
+    const queue = yield* JobQueue
     const engine = yield* Engine
     const events = yield* TaskEvents
     const config = yield* EngineConfig
 
     const find = Effect.fn("Tasks.find")(function* (userId: string, ref: string) {
       const byName = ref.includes("@")
-      const task = yield* repo.findById(byName ? idOfName(ref) : TaskId.make(ref))
+      const task = yield* queue.find(byName ? idOfName(ref) : TaskId.make(ref))
       if (Option.isNone(task) || (byName && task.value.name !== ref)) return yield* new TaskNotFound({ task: ref })
       if (task.value.userId !== userId) return yield* new TaskForbidden({ task: ref })
       return task.value
@@ -29,7 +29,7 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
 
     const list = Effect.fn("Tasks.list")(function* (userId: string, filter?: string) {
       const matches = nameFilter(filter)
-      return (yield* repo.listByUser(userId)).filter((task) => matches(task.name))
+      return (yield* queue.listOwnedBy(userId)).filter((task) => matches(task.name))
     })
 
     const stop = Effect.fn("Tasks.stop")(function* (userId: string, ref: string) {
@@ -42,12 +42,12 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
 
     /** Removes the user's finished tasks (DONE, ERROR, CANCELLED) and returns them. */
     const cleanFinished = Effect.fn("Tasks.cleanFinished")(function* (userId: string) {
-      return yield* repo.deleteFinishedOf(userId)
+      return yield* queue.deleteFinishedOf(userId)
     })
 
     const clean = Effect.fn("Tasks.clean")(function* (userId: string, ref: string) {
       const task = yield* find(userId, ref)
-      const removed = yield* repo.deleteIfFinished(task.id)
+      const removed = yield* queue.deleteIfFinished(task.id)
       if (Option.isNone(removed)) return yield* new TaskNotFinished({ task: ref })
       return removed.value
     })
@@ -66,7 +66,7 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
             Effect.timeoutOption(config.pollInterval)
           )
           const next = changed.pipe(
-            Effect.zipRight(repo.findById(first.id).pipe(Effect.orDie)),
+            Effect.zipRight(queue.find(first.id)),
             Effect.flatMap(Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed }))
           )
           return Stream.concat(Stream.succeed(first), Stream.repeatEffectOption(next)).pipe(
@@ -87,7 +87,7 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
           const changes = yield* events.subscribe()
           const initial =
             refs === undefined
-              ? yield* repo.listByUser(userId).pipe(Effect.orDie)
+              ? yield* queue.listOwnedBy(userId)
               : yield* Effect.forEach(refs, (ref) => find(userId, ref))
           const latest = new Map(initial.map((task) => [task.id, task]))
           const unfinished = () => [...latest.values()].filter((task) => !isFinished(task.state)).map((task) => task.id)
@@ -103,7 +103,7 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
               onNone: unfinished,
               onSome: (changed) => (refs === undefined || latest.has(changed.id) ? [changed.id] : [])
             })
-            const read = yield* Effect.forEach(ids, (id) => repo.findById(id)).pipe(Effect.orDie)
+            const read = yield* Effect.forEach(ids, (id) => queue.find(id))
             const updates = read.flatMap(Option.toArray).filter(isNews)
             for (const task of updates) latest.set(task.id, task)
             return updates

@@ -5,6 +5,7 @@ import { errorReason, hitsOf, searchBody, type Hit } from "../../domain/batch-se
 import { BatchSearchRepo, type ResultToStore } from "../../domain/batch-search/BatchSearchRepo.ts"
 import { type EmbeddedQuery, embeddedQuery, projectsIndexed, searchEmbedded } from "../../domain/batch-search/EmbeddedBatchSearch.ts"
 import { maxResultWindow, SearchBackend } from "../../search/SearchBackend.ts"
+import { JobQueue } from "../JobQueue.ts"
 import { BatchQueryFailed, BatchSearchJob } from "./BatchSearchJob.ts"
 
 /** Results of a whole batch search are capped, as in the reference (60 000 less one scroll page). */
@@ -170,7 +171,9 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
     // A stop (the task CANCELLED) ends the batch search; a shutdown leaves it RUNNING for the next process. Checked
     // on every exit: an interruption can reach the searches running together as failures as well.
     Effect.ensuring(
-      Effect.flatMap(BatchSearchRepo, (repo) => repo.failIfCancelled(payload.uuid, context.taskId)).pipe(Effect.ignoreLogged)
+      Effect.gen(function* () {
+        if (yield* (yield* JobQueue).isCancelled(context.taskId)) yield* (yield* BatchSearchRepo).failStopped(payload.uuid)
+      }).pipe(Effect.ignoreLogged)
     )
   )
 )
