@@ -1,6 +1,6 @@
 import type { Headers } from "@effect/platform"
 import { Effect } from "effect"
-import type { ProjectEditor } from "../domain/project/Projects.ts"
+import type { ProjectEditor } from "../domain/project/Access.ts"
 import { CurrentUser, type CurrentUserShape } from "../domain/user/CurrentUser.ts"
 
 /** Who made an RPC request (their login), from its headers. */

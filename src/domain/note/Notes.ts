@@ -1,6 +1,5 @@
 import { Effect } from "effect"
-import { type ProjectCaller, requireGranted } from "../project/Access.ts"
-import type { ProjectEditor } from "../project/Projects.ts"
+import { type ProjectCaller, type ProjectEditor, requireGranted } from "../project/Access.ts"
 import { Projects } from "../project/Projects.ts"
 import { ProjectForbidden } from "../project/ProjectErrors.ts"
 import { appliesTo, InvalidNote, type LegacyNote, maxNoteLength, type NoteInput, NoteNotFound, normalisePath } from "./Note.ts"

@@ -7,16 +7,12 @@ import { Settings } from "../../config/Settings.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { maskAllows } from "../document/Content.ts"
 import { isWithin } from "../PathGuard.ts"
-import { type ProjectCaller, requireGranted } from "./Access.ts"
+import { type ProjectCaller, type ProjectEditor, requireGranted } from "./Access.ts"
 import { isValidProjectId, type LegacyProject, type ProjectFields, type ProjectInput, projectFromName, toLegacyProject } from "./Project.ts"
 import { DownloadNotAllowed, InvalidProject, NotYourProject, ProjectExists, ProjectForbidden, ProjectNotFound } from "./ProjectErrors.ts"
 import { ProjectRepo } from "./ProjectRepo.ts"
 
 /** Who changes projects: in SERVER mode only administrators may create, edit or delete them. */
-export interface ProjectEditor extends ProjectCaller {
-  readonly isAdmin: boolean
-}
-
 const fieldLimits: ReadonlyArray<readonly [keyof ProjectFields, number]> = [
   ["label", 255],
   ["description", 4096],

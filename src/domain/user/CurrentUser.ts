@@ -1,5 +1,4 @@
 import { Context, Effect } from "effect"
-import type { ProjectEditor } from "../project/Projects.ts"
 import type { LegacyUser } from "./User.ts"
 
 /** Who is calling, whatever the transport (HTTP or RPC). Use cases read it to scope data and check project access. */
@@ -11,9 +10,3 @@ export interface CurrentUserShape {
 }
 
 export class CurrentUser extends Context.Tag("quarry/CurrentUser")<CurrentUser, CurrentUserShape>() {}
-
-/** The caller as the project-scoped services check it: login, granted projects and admin role. */
-export const projectCaller = Effect.gen(function* () {
-  const current = yield* CurrentUser
-  return { login: current.user.id, grantedProjects: yield* current.grantedProjects, isAdmin: current.isAdmin } satisfies ProjectEditor
-})

@@ -4,7 +4,7 @@ import { DocumentMarks, maxDocumentIds, maxTagRows, maxTags } from "../../domain
 import { ChangedRows, LegacyTag, RecommendationAggregate } from "../../domain/document/Marks.ts"
 import { allowMethods, empty, json, jsonBody, pathParam, queryParam } from "../../transport/Http.ts"
 import { publicRoute, route } from "../Router.ts"
-import { projectCaller } from "../../domain/user/CurrentUser.ts"
+import { projectCaller } from "../../domain/project/Access.ts"
 
 const tag = "document marks"
 const DocumentIds = Schema.Array(Schema.String).annotations({ identifier: "DocumentIds" })

@@ -3,7 +3,7 @@ import { LegacyNote, maxNoteLength, NoteInput } from "../../domain/note/Note.ts"
 import { Notes } from "../../domain/note/Notes.ts"
 import { empty, json, jsonBody, pathParam } from "../../transport/Http.ts"
 import { route, withBodyLimit } from "../Router.ts"
-import { projectCaller } from "../../domain/user/CurrentUser.ts"
+import { projectCaller } from "../../domain/project/Access.ts"
 
 const tag = "notes"
 const notes = Schema.Array(LegacyNote)

@@ -3,7 +3,7 @@ import { LegacyProject, ProjectInput } from "../../domain/project/Project.ts"
 import { Projects } from "../../domain/project/Projects.ts"
 import { allowMethods, empty, HttpRequest, json, jsonBody, pathParam } from "../../transport/Http.ts"
 import { publicRoute, route } from "../Router.ts"
-import { projectCaller } from "../../domain/user/CurrentUser.ts"
+import { projectCaller } from "../../domain/project/Access.ts"
 
 const tag = "projects"
 const writeNote = "in SERVER mode only administrators may change projects (403)"
