@@ -7,7 +7,7 @@ import { ProjectForbidden } from "../domain/project/ProjectErrors.ts"
 import { TaskForbidden, TaskNotFound } from "../domain/task/TaskErrors.ts"
 import { LegacyUser } from "../domain/user/User.ts"
 
-/** A batch search as the legacy API lists it (legacy-api-reference §3.4). */
+/** A batch search as the legacy API lists it. */
 export const BatchSearchRecord = Schema.Struct({
   uuid: Schema.String,
   published: Schema.Boolean,
@@ -34,7 +34,7 @@ export const BatchSearchDetails = Schema.Struct({
   phraseMatches: Schema.Boolean
 })
 
-/** A document a query found (legacy-api-reference §3.5). */
+/** A document a query found. */
 export const BatchSearchResult = Schema.Struct({
   query: Schema.String,
   project: Schema.NullOr(Schema.String),

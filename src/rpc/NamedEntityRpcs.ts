@@ -5,7 +5,7 @@ import { Task } from "../domain/task/Task.ts"
 import { Category, NamedEntityView } from "../ner/NamedEntity.ts"
 import { UnknownPipeline } from "../ner/Pipeline.ts"
 
-/** A named entity found in a document: the legacy view (legacy-api-reference §3.14) with its id. */
+/** A named entity found in a document: the legacy view with its id. */
 export const DocumentNamedEntity = Schema.Struct({ id: Schema.String, ...NamedEntityView.fields })
 
 export class NamedEntityNotFound extends Schema.TaggedError<NamedEntityNotFound>()("NamedEntityNotFound", {

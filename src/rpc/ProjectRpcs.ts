@@ -4,7 +4,7 @@ import { LegacyProject, ProjectFields } from "../domain/project/Project.ts"
 import { InvalidProject, NotYourProject, ProjectExists, ProjectForbidden, ProjectNotFound } from "../domain/project/ProjectErrors.ts"
 
 /**
- * The project API for internal tools, served at `/rpc`, with the legacy API's rules (legacy-api-reference §4.7):
+ * The project API for internal tools, served at `/rpc`, with the legacy API's rules:
  * callers see their granted projects; in SERVER mode only administrators create, edit or delete projects.
  */
 export class ProjectRpcs extends RpcGroup.make(

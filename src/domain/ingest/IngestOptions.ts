@@ -1,7 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, Schema } from "effect"
 
-/** A task option whose value cannot be used (reference §9.3 lists the options and their defaults). */
+/** A task option whose value cannot be used. */
 export class InvalidTaskOption extends Schema.TaggedError<InvalidTaskOption>()(
   "InvalidTaskOption",
   { option: Schema.String, value: Schema.String, expected: Schema.String },
@@ -12,7 +12,7 @@ export class InvalidTaskOption extends Schema.TaggedError<InvalidTaskOption>()(
   }
 }
 
-/** The scanner's filters (§9.3). */
+/** The scanner's filters. */
 export const ScanOptions = Schema.Struct({
   includeHiddenFiles: Schema.Boolean,
   includeOSFiles: Schema.Boolean,
@@ -116,7 +116,7 @@ export const scanPayloadOf = Effect.fn("IngestOptions.scanPayload")(function* (
   })
 })
 
-/** The project an index or scan writes to: the `defaultProject` option (§9.3). */
+/** The project an index or scan writes to: the `defaultProject` option. */
 export const projectOf = (options: Readonly<Record<string, string>>, fallback: string) => text(options, "defaultProject") ?? fallback
 
 /** An index task's payload from the options (values as strings), `defaults` filling what they leave out. */

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import type { ScanOptions } from "./IngestOptions.ts"
 import { isWithin } from "../PathGuard.ts"
 
-/** Files operating systems leave in folders; never documents (§6.1). */
+/** Files operating systems leave in folders; never documents. */
 const osFileNames = new Set([".ds_store", "thumbs.db", "ehthumbs.db", "desktop.ini", ".localized", "icon\r", ".spotlight-v100", ".trashes", ".fseventsd", "$recycle.bin", "system volume information"])
 
 export const isOsFile = (name: string) => osFileNames.has(name.toLowerCase()) || name.startsWith("._")

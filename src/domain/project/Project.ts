@@ -16,7 +16,7 @@ export interface ProjectRow {
   readonly updateDate: Date
 }
 
-/** A project as the legacy API prints it (legacy-api-reference §3.3); the mask is never shown. */
+/** A project as the legacy API prints it; the mask is never shown. */
 export const LegacyProject = Schema.Struct({
   name: Schema.String,
   sourcePath: Schema.String,

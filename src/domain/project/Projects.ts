@@ -51,7 +51,7 @@ const resolvePath = (sourcePath: string) => {
   }
 }
 
-/** Projects of the legacy API (legacy-api-reference §4.7), with the seed's ownership rule on deletion. */
+/** Projects of the legacy API, with the seed's ownership rule on deletion. */
 export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

@@ -7,7 +7,7 @@ import { LegacyTaskView, liveTaskView } from "./TaskApi.ts"
 
 const tag = "task"
 
-/** legacy-api-reference §9.3: the projects to search, a query string or an Elasticsearch query object, the search URI. */
+/** A batch download's request: the projects to search, a query string or an Elasticsearch query object, the search URI. */
 const BatchDownloadBody = Schema.Struct({
   options: Schema.Struct({
     projectIds: Schema.NonEmptyArray(Schema.String),

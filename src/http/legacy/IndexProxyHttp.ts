@@ -9,7 +9,7 @@ import { jsonTooDeep, tooDeepMessage } from "../../transport/JsonDepth.ts"
 import { type Route, route } from "../Router.ts"
 
 /**
- * The search index proxy (seed "Search index proxy", legacy-api-reference §4.3): Elasticsearch requests under
+ * The search index proxy: Elasticsearch requests under
  * `/api/index/search/` checked against the caller's projects and answered by the SearchBackend, whose status and
  * body are returned as they are; and `PUT /api/index/:index` creating a project's index. Who may send what is
  * decided in src/domain/project/SearchAccess.ts.

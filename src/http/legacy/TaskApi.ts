@@ -4,14 +4,14 @@ import { isTaskFile, type Task } from "../../domain/task/Task.ts"
 import { LegacyUser } from "../../domain/user/User.ts"
 import { indexRateOf } from "../../engine/kinds/IndexJob.ts"
 
-/** A task as the legacy API prints it (reference §3.11): null members omitted, progress "NaN" when unknown. */
+/** A task as the legacy API prints it: null members omitted, progress "NaN" when unknown. */
 export const LegacyTaskView = Schema.Struct({
   name: Schema.String,
   state: Schema.Literal("RUNNING", "DONE", "ERROR", "CANCELLED"),
   progress: Schema.Union(Schema.Number, Schema.Literal("NaN")),
   user: LegacyUser,
   result: Schema.optional(Schema.Unknown),
-  /** Only for batch downloads: `{"batchDownload": {...}}` (reference §3.12). */
+  /** Only for batch downloads: `{"batchDownload": {...}}`. */
   properties: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   error: Schema.optional(Schema.String),
   /** Only for index tasks once started: files and bytes taken so far and their rate, as `--mode CLI` shows them. */
