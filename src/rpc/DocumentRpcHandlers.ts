@@ -1,6 +1,5 @@
 import type { Headers } from "@effect/platform"
 import { Effect } from "effect"
-import { dieOnSqlError } from "../db/SqlFailure.ts"
 import { DocumentMarks } from "../domain/document/DocumentMarks.ts"
 import { type Caller, Documents } from "../domain/document/Documents.ts"
 import { type ProjectEditor, projectCaller } from "../domain/project/Access.ts"
@@ -19,11 +18,10 @@ export const documentRpcHandlers = (callers: RpcCallers) =>
       const marks = yield* DocumentMarks
       // RPC requests come over HTTP or a WebSocket; the source address only matters to downloads, which RPC has not.
       const reader = Effect.flatMap(CurrentUser, (current) => Effect.map(current.grantedProjects, (grantedProjects): Caller => ({ grantedProjects, address: "" })))
-      // The document index (src/search) still fails with SqlError; the domain's repositories no longer do.
       const asReader = <A, E, R>(headers: Headers.Headers, read: (caller: Caller) => Effect.Effect<A, E, R>) =>
-        dieOnSqlError(callers.asCaller(headers, Effect.flatMap(reader, read)))
+        callers.asCaller(headers, Effect.flatMap(reader, read))
       const asMarker = <A, E, R>(headers: Headers.Headers, mark: (caller: ProjectEditor) => Effect.Effect<A, E, R>) =>
-        dieOnSqlError(callers.asCaller(headers, Effect.flatMap(projectCaller, mark)))
+        callers.asCaller(headers, Effect.flatMap(projectCaller, mark))
 
       return {
         getDocument: ({ project, id, routing }, { headers }) =>

@@ -1,9 +1,7 @@
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
-import { dieOnSqlError } from "../db/SqlFailure.ts"
 import { Settings } from "../config/Settings.ts"
-import { requireGranted, requireWritableProject } from "../domain/project/Access.ts"
-import { Engine } from "../engine/Engine.ts"
-import { NerJob } from "../engine/kinds/NerJob.ts"
+import { startFindNames } from "../domain/ner/FindNames.ts"
+import { requireGranted } from "../domain/project/Access.ts"
 import { namedEntityView } from "../ner/NamedEntity.ts"
 import { pipelineNamed, pipelineNames } from "../ner/Pipelines.ts"
 import { DocumentIndex } from "../search/DocumentIndex.ts"
@@ -32,7 +30,7 @@ const entitiesQuery = (documentId: string, categories: ReadonlyArray<string>, in
 })
 
 /**
- * The named-entity RPCs: findNames tasks through the engine, as POST /api/task/findNames does; a document's
+ * The named-entity RPCs: findNames tasks started as POST /api/task/findNames starts them; a document's
  * entities through the search backend, as the front end reads them, a page at a time (the listing ends at the
  * backend's result window, 10 000 entities); one entity and hiding through the document index, as
  * /api/:project/namedEntities does.
@@ -41,7 +39,6 @@ export const namedEntityRpcHandlers = (callers: RpcCallers) =>
   NamedEntityRpcs.toLayer(
     Effect.gen(function* () {
       const settings = yield* Settings
-      const engine = yield* Engine
       const backend = yield* SearchBackend
       const index = yield* DocumentIndex
 
@@ -63,13 +60,7 @@ export const namedEntityRpcHandlers = (callers: RpcCallers) =>
       return {
         nerPipelines: () => Effect.succeed(pipelineNames),
         findNames: ({ pipeline, project }, { headers }) =>
-          Effect.gen(function* () {
-            const { current } = yield* callers.caller(headers)
-            const found = yield* pipelineNamed(pipeline)
-            const target = project ?? settings.defaultProject
-            yield* callers.asCaller(headers, requireWritableProject(target))
-            return yield* dieOnSqlError(engine.submit(NerJob, { project: target, pipeline: found.name }, { userId: current.user.id }))
-          }),
+          callers.asCaller(headers, Effect.flatMap(pipelineNamed(pipeline), (found) => startFindNames(found, project ?? settings.defaultProject))),
         documentNamedEntities: ({ project, documentId, routing, categories, includeHidden, pageSize }, { headers }) =>
           Effect.gen(function* () {
             const { editor } = yield* callers.caller(headers)
@@ -91,12 +82,12 @@ export const namedEntityRpcHandlers = (callers: RpcCallers) =>
             const found = yield* index.getNamedEntity(project, id, routing)
             if (Option.isNone(found)) return yield* new NamedEntityNotFound({ project, id })
             return { id: found.value.id, ...namedEntityView(found.value) }
-          }).pipe(Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die })),
+          }).pipe(Effect.catchTag("DocumentIndexUnavailable", Effect.die)),
         hideNamedEntities: ({ project, mentionNorm }, { headers }) =>
           Effect.gen(function* () {
             yield* requireGranted(project, (yield* callers.caller(headers)).editor)
             return yield* index.hideNamedEntities(project, mentionNorm)
-          }).pipe(Effect.catchTags({ SqlError: Effect.die, DocumentIndexUnavailable: Effect.die }))
+          }).pipe(Effect.catchTag("DocumentIndexUnavailable", Effect.die))
       }
     })
   )

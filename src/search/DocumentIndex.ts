@@ -1,5 +1,4 @@
 import { HttpApiSchema } from "@effect/platform"
-import type { SqlError } from "@effect/sql"
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { ExtractedDocument } from "../extract/Document.ts"
 import type { NamedEntity } from "../ner/NamedEntity.ts"
@@ -46,8 +45,11 @@ export class DocumentIndexUnavailable extends Schema.TaggedError<DocumentIndexUn
   }
 }
 
-/** What a call to the index may fail with: the PostgreSQL index fails with SqlError, Elasticsearch with DocumentIndexUnavailable. */
-export type DocumentIndexError = SqlError.SqlError | DocumentIndexUnavailable
+/**
+ * What a call to the index may fail with: Elasticsearch unreachable or refusing. The PostgreSQL index never fails: its
+ * failed statements are defects, as every repository's are.
+ */
+export type DocumentIndexError = DocumentIndexUnavailable
 
 /**
  * The one interface the rest of the code uses to store and read documents of a project's index. The PostgreSQL

@@ -1,8 +1,7 @@
 import { Effect, Schema } from "effect"
 import { projectOf } from "../../domain/ingest/IngestOptions.ts"
+import { startFindNames } from "../../domain/ner/FindNames.ts"
 import { detectLanguage } from "../../extract/Language.ts"
-import { Engine } from "../../engine/Engine.ts"
-import { NerJob } from "../../engine/kinds/NerJob.ts"
 import { namedEntityView, NamedEntityView } from "../../ner/NamedEntity.ts"
 import { NerPool } from "../../ner/NerPool.ts"
 import { entitiesOf, type NerPipeline } from "../../ner/Pipeline.ts"
@@ -12,7 +11,6 @@ import { PayloadTooLarge } from "../../domain/RequestErrors.ts"
 import { CurrentUser } from "../../domain/user/CurrentUser.ts"
 import { route, withBodyLimit } from "../Router.ts"
 import { TaskOptionsBody, requestOptions } from "./IndexTaskHttp.ts"
-import { requireWritableProject } from "../../domain/project/Access.ts"
 import { legacyTaskView, LegacyTaskView } from "./TaskApi.ts"
 
 const tag = "named entities"
@@ -69,13 +67,11 @@ export const nerRoutes = [
     "POST",
     "/api/task/findNames/:pipeline",
     Effect.gen(function* () {
+      // The pipeline is checked before the body is read, so that an unknown one is refused whatever the body.
       const pipeline = yield* pipelineParam
       const { settings, options } = yield* requestOptions
-      const user = (yield* CurrentUser).user
-      const project = projectOf(options, settings.defaultProject)
-      yield* requireWritableProject(project)
-      const task = yield* (yield* Engine).submit(NerJob, { project, pipeline: pipeline.name }, { userId: user.id })
-      return json([legacyTaskView(task, user)])
+      const task = yield* startFindNames(pipeline, projectOf(options, settings.defaultProject))
+      return json([legacyTaskView(task, (yield* CurrentUser).user)])
     }),
     {
       summary: "Starts a task running the pipeline over every document of the project not yet tagged with it (option `defaultProject`); answers [task]; 400 for an unknown pipeline, 403 for a project that is not the caller's (administrators may name any)",

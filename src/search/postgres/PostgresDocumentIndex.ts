@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect, Layer, Option } from "effect"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 import { type BulkResult, DocumentIndex, type IndexedDocument } from "../DocumentIndex.ts"
 import { firstOfEachId } from "../indexedDocuments.ts"
 import { postgresNamedEntities } from "./PostgresNamedEntities.ts"
@@ -110,7 +111,8 @@ const batches = (documents: ReadonlyArray<IndexedDocument>): ReadonlyArray<Reado
 
 /**
  * The PostgreSQL document index: a `documents` table with a tsvector over a folded prefix of the content, and a
- * `duplicates` table for files whose content was already indexed at another path.
+ * `duplicates` table for files whose content was already indexed at another path. It is the documents' repository,
+ * so its failed statements are defects (see dieOnSqlError).
  */
 export const PostgresDocumentIndex = Layer.effect(
   DocumentIndex,
@@ -262,6 +264,8 @@ export const PostgresDocumentIndex = Layer.effect(
       yield* sql`VACUUM (ANALYZE) documents, named_entities, duplicates`
     })
 
-    return DocumentIndex.of({ createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, refresh, deleteIndex, ...postgresNamedEntities(sql) })
+    return DocumentIndex.of(
+      dieOnSqlErrors({ createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, refresh, deleteIndex, ...postgresNamedEntities(sql) })
+    )
   })
 )
