@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto"
-import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Effect, Metric, Option, Stream } from "effect"
-import { dieOnSqlError } from "../../db/SqlFailure.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import { holdsNul, nulRefusal } from "../../db/Nul.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { BatchSearchJob } from "../../engine/kinds/BatchSearchJob.ts"
@@ -59,7 +58,6 @@ export interface QueriesRequest {
 /** Batch searches: creation from a CSV, copies, listings with the reference's visibility rule, results, deletion. */
 export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/BatchSearches", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* BatchSearchRepo
     const projectRepo = yield* ProjectRepo
     const engine = yield* Engine
@@ -76,15 +74,13 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
 
     /** Stores the batch search and queues its run in one transaction: no batch search is left without its task. */
     const save = (search: NewBatchSearch) =>
-      dieOnSqlError(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const uuid = randomUUID()
-            yield* repo.insert(uuid, search)
-            yield* engine.submit(BatchSearchJob, { uuid }, { userId: search.userId, id: uuid })
-            return uuid
-          })
-        )
+      inTransaction(
+        Effect.gen(function* () {
+          const uuid = randomUUID()
+          yield* repo.insert(uuid, search)
+          yield* engine.submit(BatchSearchJob, { uuid }, { userId: search.userId, id: uuid })
+          return uuid
+        })
       )
 
     /** A batch search of a list of queries (the RPC API's creation; a CSV's lines for the legacy form). */

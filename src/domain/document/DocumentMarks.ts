@@ -1,6 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { dieOnSqlError } from "../../db/SqlFailure.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { type ProjectCaller, requireGranted } from "../project/Access.ts"
 import { legacyDate } from "../project/Project.ts"
@@ -39,7 +38,6 @@ const checkTags = (tags: ReadonlyArray<string>) =>
  */
 export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/DocumentMarks", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* DocumentMarksRepo
     const index = yield* DocumentIndex
 
@@ -88,12 +86,12 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       if (checkedIds.length * labels.length > maxTagRows) {
         return yield* new TooManyMarks({ reason: `at most ${maxTagRows} tag rows (document ids × tags) per request` })
       }
-      return yield* dieOnSqlError(sql.withTransaction(
+      return yield* inTransaction(
         Effect.gen(function* () {
           const found = yield* index.addTags(project, checkedIds, labels)
           return found.length === 0 ? 0 : yield* repo.addTags(project, found, labels, caller.login)
         })
-      ))
+      )
     })
 
     const untag = Effect.fn("DocumentMarks.untag")(function* (
@@ -104,9 +102,9 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
     ) {
       yield* requireGranted(project, caller)
       const [checkedIds, labels] = [yield* checkIds(ids), yield* checkTags(tags)]
-      return yield* dieOnSqlError(sql.withTransaction(
+      return yield* inTransaction(
         Effect.zipRight(index.removeTags(project, checkedIds, labels), repo.removeTags(project, checkedIds, labels))
-      ))
+      )
     })
 
     /** One document, which must exist: whether a tag row was added (201) or all were there (200). */
@@ -120,13 +118,13 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       yield* requireGranted(project, caller)
       yield* requireDocument(project, id, routing)
       const labels = yield* checkTags(tags)
-      return yield* dieOnSqlError(sql.withTransaction(
+      return yield* inTransaction(
         Effect.gen(function* () {
           const found = yield* index.addTags(project, [id], labels)
           if (found.length === 0) return yield* new DocumentNotFound({ project, id })
           return (yield* repo.addTags(project, found, labels, caller.login)) > 0
         })
-      ))
+      )
     })
 
     /** One document, which must exist: whether a tag row was removed. */
@@ -140,13 +138,13 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       yield* requireGranted(project, caller)
       yield* requireDocument(project, id, routing)
       const labels = yield* checkTags(tags)
-      return yield* dieOnSqlError(sql.withTransaction(
+      return yield* inTransaction(
         Effect.gen(function* () {
           const found = yield* index.removeTags(project, [id], labels)
           if (found.length === 0) return yield* new DocumentNotFound({ project, id })
           return (yield* repo.removeTags(project, found, labels)) > 0
         })
-      ))
+      )
     })
 
     const tagsOf = Effect.fn("DocumentMarks.tagsOf")(function* (project: string, id: string, caller: ProjectCaller) {

@@ -1,6 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { dieOnSqlError } from "../../db/SqlFailure.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import { userFromId } from "../document/Marks.ts"
 import { type ProjectCaller, requireGranted } from "../project/Access.ts"
 import { legacyDate } from "../project/Project.ts"
@@ -13,7 +12,6 @@ const maxUriLength = 65_536
 /** The caller's visited documents and searches. */
 export class UserHistory extends Effect.Service<UserHistory>()("quarry/UserHistory", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* HistoryRepo
 
     const list = Effect.fn("UserHistory.list")(function* (caller: ProjectCaller, query: HistoryQuery) {
@@ -38,9 +36,9 @@ export class UserHistory extends Effect.Service<UserHistory>()("quarry/UserHisto
       if (event.projectIds.length > maxProjectIds) return yield* new InvalidHistoryRequest({ reason: `at most ${maxProjectIds} projectIds` })
       const projects = [...new Set(event.projectIds)]
       yield* Effect.forEach(projects, (project) => requireGranted(project, caller), { discard: true })
-      yield* dieOnSqlError(sql.withTransaction(
+      yield* inTransaction(
         Effect.flatMap(repo.upsert(caller.login, event.type, event.name ?? null, event.uri), (id) => repo.link(id, projects))
-      ))
+      )
     })
 
     const removeType = Effect.fn("UserHistory.removeType")(function* (caller: ProjectCaller, type: EventType) {

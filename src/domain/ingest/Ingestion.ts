@@ -1,8 +1,7 @@
 import * as path from "node:path"
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Settings, type SettingsShape } from "../../config/Settings.ts"
-import { dieOnSqlError } from "../../db/SqlFailure.ts"
+import { dieOnSqlError, inTransaction } from "../../db/SqlFailure.ts"
 import { Engine } from "../../engine/Engine.ts"
 import { IndexJob } from "../../engine/kinds/IndexJob.ts"
 import { ScanJob } from "../../engine/kinds/ScanJob.ts"
@@ -18,7 +17,7 @@ import { scanBoundary } from "./SourceFolder.ts"
  * RPCs): the same options, the same checks, the same tasks.
  */
 
-/** A task's options: the request's over the server settings (§9.3: the request wins). */
+/** A task's options: the request's over the server settings (the request wins). */
 export const taskOptions = (settings: SettingsShape, requested: Readonly<Record<string, unknown>> | undefined) => ({
   ...settings.values,
   ...optionTexts(requested ?? {})
@@ -86,10 +85,9 @@ export const startScanAndIndex = (directory: string, options: Readonly<Record<st
     const indexPayload = yield* indexPayloadFor(options)
     const userId = yield* callerId
     const engine = yield* Engine
-    const sql = yield* SqlClient.SqlClient
     const submitBoth = Effect.all({
       scan: engine.submit(ScanJob, scanPayload, { userId }),
       index: engine.submit(IndexJob, indexPayload, { userId })
     })
-    return yield* dieOnSqlError(sql.withTransaction(submitBoth))
+    return yield* inTransaction(submitBoth)
   })

@@ -1,8 +1,7 @@
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { dieOnSqlError } from "../../db/SqlFailure.ts"
+import { inTransaction } from "../../db/SqlFailure.ts"
 import { Settings } from "../../config/Settings.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { maskAllows } from "../document/Content.ts"
@@ -54,7 +53,6 @@ const resolvePath = (sourcePath: string) => {
 /** Projects of the legacy API, with the seed's ownership rule on deletion. */
 export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const settings = yield* Settings
     const repo = yield* ProjectRepo
     const index = yield* DocumentIndex
@@ -115,14 +113,14 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
         return yield* new InvalidProject({ reason: `\`sourcePath\` is required and must not be outside ${settings.dataDir}.` })
       }
       const fields = yield* fieldsOf(input)
-      return yield* dieOnSqlError(sql.withTransaction(
+      return yield* inTransaction(
         Effect.gen(function* () {
           const row = yield* repo.insert(name, sourcePath, { ...fields, label: fields.label ?? name })
           if (Option.isNone(row)) return yield* new ProjectExists({ id: name })
           yield* index.createIndex(name)
           return toLegacyProject(row.value)
         })
-      ))
+      )
     })
 
     /** The body's name must be the project's id, as in the reference (404 otherwise). */
@@ -139,7 +137,7 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
     const remove = Effect.fn("Projects.remove")(function* (id: string, editor: ProjectEditor) {
       if (!editor.grantedProjects.includes(id)) return yield* new NotYourProject({ project: id })
       yield* requireEditor(id, editor)
-      yield* dieOnSqlError(sql.withTransaction(Effect.zipRight(repo.removeRows(id), index.deleteIndex(id))))
+      yield* inTransaction(Effect.zipRight(repo.removeRows(id), index.deleteIndex(id)))
     })
 
     /**
