@@ -11,7 +11,10 @@ export const searchBody = (words: string) => ({
   size: 25,
   sort: [{ _score: { order: "desc" } }, { path: { order: "asc" } }],
   _source: { includes: ["*"], excludes: ["content", "content_translated"] },
-  highlight: { max_analyzed_offset: 999999, fields: { content: { fragment_size: 280, number_of_fragments: 2, pre_tags: ["<mark>"], post_tags: ["</mark>"] } } },
+  highlight: {
+    max_analyzed_offset: 999999,
+    fields: { content: { fragment_size: 280, number_of_fragments: 2, pre_tags: ["<mark>"], post_tags: ["</mark>"] } }
+  },
   track_total_hits: true,
   query: clientQuery(words)
 })

@@ -54,7 +54,8 @@ const kindOf = (file: string): FileKind =>
 export const realCorpus = (htmlFiles: number): { readonly root: string; readonly files: ReadonlyArray<CorpusFile> } => {
   const root = path.join(cacheDir, `index-real-${htmlFiles}`)
   if (!fs.existsSync(path.join(root, ".complete"))) layOut(root, htmlFiles)
-  const files = fs.readdirSync(root, { withFileTypes: true, recursive: true })
+  const files = fs
+    .readdirSync(root, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && !entry.name.startsWith("."))
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort()

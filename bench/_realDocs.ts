@@ -17,7 +17,8 @@ export const unpackedDir = path.join(cacheDir, "unpacked")
 
 /** Files below `dir` whose names end with `extension`, sorted. */
 export const filesEndingWith = (dir: string, extension: string): Array<string> =>
-  fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith(extension))
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort()

@@ -33,7 +33,38 @@ export const random = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
-const onsets = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "st", "th", "tr"]
+const onsets = [
+  "b",
+  "c",
+  "d",
+  "f",
+  "g",
+  "h",
+  "j",
+  "k",
+  "l",
+  "m",
+  "n",
+  "p",
+  "r",
+  "s",
+  "t",
+  "v",
+  "w",
+  "z",
+  "br",
+  "ch",
+  "cl",
+  "dr",
+  "fl",
+  "gr",
+  "pl",
+  "pr",
+  "sh",
+  "st",
+  "th",
+  "tr"
+]
 const vowels = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "io"]
 const codas = ["", "", "", "n", "r", "s", "l", "t", "m", "nd", "st", "rk"]
 
@@ -87,7 +118,15 @@ const text = (next: () => number, bytes: number) => {
   return words.join(" ")
 }
 
-const contentTypes = ["application/pdf", "application/pdf", "text/plain", "message/rfc822", "text/html", "application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"]
+const contentTypes = [
+  "application/pdf",
+  "application/pdf",
+  "text/plain",
+  "message/rfc822",
+  "text/html",
+  "application/msword",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+]
 const languages = ["ENGLISH", "ENGLISH", "ENGLISH", "FRENCH", "SPANISH", "GERMAN"]
 const tagSets: ReadonlyArray<ReadonlyArray<string>> = [[], [], [], [], [], [], ["urgent"], ["review", "urgent"], ["archive"], ["invoice"]]
 const dayMs = 86_400_000
@@ -140,7 +179,18 @@ const arrayLiteral = (items: ReadonlyArray<string>) => `{${items.join(",")}}`
 const stagingColumns = "id, path, dirname, dirname_tree, content, content_type, language, extraction_date, tags, indexed"
 
 const copyLine = (d: GeneratedDocument) =>
-  [d.id, d.path, d.dirname, arrayLiteral(dirnameAncestors(d.dirname)), d.content, d.contentType, d.language, d.extractionDate, arrayLiteral(d.tags), indexedOrNull(d.content)]
+  [
+    d.id,
+    d.path,
+    d.dirname,
+    arrayLiteral(dirnameAncestors(d.dirname)),
+    d.content,
+    d.contentType,
+    d.language,
+    d.extractionDate,
+    arrayLiteral(d.tags),
+    indexedOrNull(d.content)
+  ]
     .map(copyField)
     .join("\t") + "\n"
 
@@ -176,7 +226,9 @@ const loadByCopy = (project: string, count: number) =>
     const { config } = yield* PgClient.PgClient
     const connect = async () => {
       const client = new pg.Client(
-        config.url !== undefined ? { connectionString: Redacted.value(config.url) } : { host: config.host, port: config.port, database: config.database, user: config.username }
+        config.url !== undefined
+          ? { connectionString: Redacted.value(config.url) }
+          : { host: config.host, port: config.port, database: config.database, user: config.username }
       )
       await client.connect()
       await client.query(`CREATE TEMPORARY TABLE scale_staging (id text, path text, dirname text, dirname_tree text[], content text,
@@ -185,18 +237,26 @@ const loadByCopy = (project: string, count: number) =>
       await client.query("ALTER TABLE scale_staging ALTER COLUMN content SET STORAGE EXTERNAL, ALTER COLUMN indexed SET STORAGE EXTERNAL")
       return client
     }
-    const parts = Array.from({ length: Math.ceil(count / partSize) }, (_, i) => [i * partSize + 1, Math.min(count, (i + 1) * partSize)] as const)
-    const clients = yield* Effect.acquireRelease(Effect.promise(() => Promise.all([connect(), connect()])), (clients) =>
-      Effect.promise(() => Promise.all(clients.map((client) => client.end())))
+    const parts = Array.from(
+      { length: Math.ceil(count / partSize) },
+      (_, i) => [i * partSize + 1, Math.min(count, (i + 1) * partSize)] as const
     )
-    yield* Effect.forEach(clients, (client) =>
-      Effect.promise(async () => {
-        for (let part = parts.shift(); part !== undefined; part = parts.shift()) {
-          await pipeline(Readable.from(copyText(...part)), client.query(copyFrom(`COPY scale_staging (${stagingColumns}) FROM STDIN`)))
-          await client.query(insertDocuments(project, "scale_staging"))
-          await client.query("TRUNCATE scale_staging")
-        }
-      }), { concurrency: "unbounded", discard: true })
+    const clients = yield* Effect.acquireRelease(
+      Effect.promise(() => Promise.all([connect(), connect()])),
+      (clients) => Effect.promise(() => Promise.all(clients.map((client) => client.end())))
+    )
+    yield* Effect.forEach(
+      clients,
+      (client) =>
+        Effect.promise(async () => {
+          for (let part = parts.shift(); part !== undefined; part = parts.shift()) {
+            await pipeline(Readable.from(copyText(...part)), client.query(copyFrom(`COPY scale_staging (${stagingColumns}) FROM STDIN`)))
+            await client.query(insertDocuments(project, "scale_staging"))
+            await client.query("TRUNCATE scale_staging")
+          }
+        }),
+      { concurrency: "unbounded", discard: true }
+    )
   }).pipe(Effect.scoped)
 
 /** PGlite: batches of rows as one JSON parameter, as the indexer sends them. */
@@ -204,12 +264,25 @@ const loadByBatches = (project: string, count: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rowsOf = (documents: ReadonlyArray<GeneratedDocument>) =>
-      JSON.stringify(documents.map((d) => ({
-        id: d.id, path: d.path, dirname: d.dirname, dirname_tree: dirnameAncestors(d.dirname), content: d.content, content_type: d.contentType,
-        language: d.language, extraction_date: d.extractionDate, tags: d.tags, indexed: indexedOrNull(d.content)
-      })))
-    const statement = insertDocuments(project, `json_to_recordset($1::json) AS r(id text, path text, dirname text, dirname_tree text[],
-      content text, content_type text, language text, extraction_date timestamptz, tags text[], indexed text)`)
+      JSON.stringify(
+        documents.map((d) => ({
+          id: d.id,
+          path: d.path,
+          dirname: d.dirname,
+          dirname_tree: dirnameAncestors(d.dirname),
+          content: d.content,
+          content_type: d.contentType,
+          language: d.language,
+          extraction_date: d.extractionDate,
+          tags: d.tags,
+          indexed: indexedOrNull(d.content)
+        }))
+      )
+    const statement = insertDocuments(
+      project,
+      `json_to_recordset($1::json) AS r(id text, path text, dirname text, dirname_tree text[],
+      content text, content_type text, language text, extraction_date timestamptz, tags text[], indexed text)`
+    )
     let batch: Array<GeneratedDocument> = []
     let characters = 0
     for (const document of generatedDocuments(1, count)) {
@@ -239,15 +312,21 @@ const withoutSecondaryIndexes = <A, E, R>(load: Effect.Effect<A, E, R>) =>
     const { kind } = yield* DatabaseInfo
     // Two builds at once on the server, one a core (PGlite has one connection); the content's GIN index, by far the
     // longest, starts first.
-    const longestFirst = [...indexes].sort((a, b) => Number(b.name === "documents_content_tsv") - Number(a.name === "documents_content_tsv"))
-    yield* Effect.forEach(longestFirst, ({ definition }) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          // The whole GIN build in memory on the server; PGlite's WebAssembly heap is kept to its default.
-          if (kind === "postgres") yield* sql`SET LOCAL maintenance_work_mem = '1GB'`
-          yield* sql.unsafe(definition)
-        })
-      ), { concurrency: kind === "postgres" ? 2 : 1, discard: true })
+    const longestFirst = [...indexes].sort(
+      (a, b) => Number(b.name === "documents_content_tsv") - Number(a.name === "documents_content_tsv")
+    )
+    yield* Effect.forEach(
+      longestFirst,
+      ({ definition }) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            // The whole GIN build in memory on the server; PGlite's WebAssembly heap is kept to its default.
+            if (kind === "postgres") yield* sql`SET LOCAL maintenance_work_mem = '1GB'`
+            yield* sql.unsafe(definition)
+          })
+        ),
+      { concurrency: kind === "postgres" ? 2 : 1, discard: true }
+    )
     return result
   })
 

@@ -43,10 +43,21 @@ const oursRun = (queries: ReadonlyArray<string>) =>
     const engine = yield* Engine
     const sql = yield* SqlClient.SqlClient
     const uuid = "00000000-0000-4000-8000-0000000000be"
-    yield* repo.insert(uuid, { name: "bench", description: "", userId: "bench", published: false, projects: [corpusProject], queries, ...options })
+    yield* repo.insert(uuid, {
+      name: "bench",
+      description: "",
+      userId: "bench",
+      published: false,
+      projects: [corpusProject],
+      queries,
+      ...options
+    })
     const started = performance.now()
     yield* engine.submit(BatchSearchJob, { uuid }, { userId: "bench", id: uuid })
-    const end = yield* sql<{ state: string; results: number }>`SELECT b.state, b.batch_results AS results FROM batch_searches b WHERE b.uuid = ${uuid}`.pipe(
+    const end = yield* sql<{
+      state: string
+      results: number
+    }>`SELECT b.state, b.batch_results AS results FROM batch_searches b WHERE b.uuid = ${uuid}`.pipe(
       Effect.map((rows) => rows[0]),
       Effect.filterOrFail((row) => row !== undefined && (row.state === "SUCCESS" || row.state === "FAILURE")),
       Effect.retry(Schedule.spaced("50 millis"))
@@ -66,19 +77,24 @@ const baselineRun = (queries: ReadonlyArray<string>) =>
     yield* sql`CREATE TABLE bench_batch_results (LIKE batch_search_results INCLUDING ALL)`
     const uuid = "00000000-0000-4000-8000-0000000000bf"
     const started = performance.now()
-    yield* Effect.forEach(queries, (query, queryNumber) => Effect.gen(function* () {
-      // The query's words on the content, as the batch search builds its tsquery.
-      const plan = embeddedQuery(query, options)
-      if (plan === undefined) return yield* Effect.dieMessage(`the bench query ${query} is not made of plain words`)
-      const tsquery = contentQuery(plan)
-      yield* sql`SELECT count(*) FROM documents WHERE project = ${corpusProject} AND content_tsv @@ ${tsquery}::tsquery`
-      yield* sql`INSERT INTO bench_batch_results (search_uuid, query_number, query, doc_nb, doc_id, root_id, doc_path, creation_date,
+    yield* Effect.forEach(
+      queries,
+      (query, queryNumber) =>
+        Effect.gen(function* () {
+          // The query's words on the content, as the batch search builds its tsquery.
+          const plan = embeddedQuery(query, options)
+          if (plan === undefined) return yield* Effect.dieMessage(`the bench query ${query} is not made of plain words`)
+          const tsquery = contentQuery(plan)
+          yield* sql`SELECT count(*) FROM documents WHERE project = ${corpusProject} AND content_tsv @@ ${tsquery}::tsquery`
+          yield* sql`INSERT INTO bench_batch_results (search_uuid, query_number, query, doc_nb, doc_id, root_id, doc_path, creation_date,
           content_type, content_length, prj_id)
         SELECT ${uuid}, ${queryNumber}, ${query}, row_number() OVER (ORDER BY ts_rank(content_tsv, ${tsquery}::tsquery) DESC) - 1, id, root_id,
           path, quarry_try_timestamptz(metadata ->> 'tika_metadata_dcterms_created'), content_type, content_length, project
         FROM documents WHERE project = ${corpusProject} AND content_tsv @@ ${tsquery}::tsquery
         ORDER BY ts_rank(content_tsv, ${tsquery}::tsquery) DESC LIMIT ${maxResultWindow}`
-    }), { discard: true }).pipe(sql.withTransaction)
+        }),
+      { discard: true }
+    ).pipe(sql.withTransaction)
     const seconds = (performance.now() - started) / 1_000
     const stored = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM bench_batch_results`
     return { queriesPerSecond: Math.round(queries.length / seconds), results: stored[0]?.count ?? 0 } satisfies Figures
@@ -102,18 +118,25 @@ const measure = (kind: DatabaseKind, count: number) =>
     Effect.provide(Layer.mergeAll(BatchSearchRepo.Default, PostgresSearchBackend).pipe(Layer.provideMerge(testDatabase(kind))))
   )
 
-const ratio = (run: { ours: Figures; baseline: Figures }) => Math.round((run.ours.queriesPerSecond / run.baseline.queriesPerSecond) * 100) / 100
+const ratio = (run: { ours: Figures; baseline: Figures }) =>
+  Math.round((run.ours.queriesPerSecond / run.baseline.queriesPerSecond) * 100) / 100
 
 export const run = async () => {
   const embedded = await Effect.runPromise(measure("pglite", Number(process.env.BENCH_BATCH_QUERIES_EMBEDDED ?? 2_000)))
-  const server = postgresAvailable ? await Effect.runPromise(measure("postgres", Number(process.env.BENCH_BATCH_QUERIES ?? 10_000))) : undefined
+  const server = postgresAvailable
+    ? await Effect.runPromise(measure("postgres", Number(process.env.BENCH_BATCH_QUERIES ?? 10_000)))
+    : undefined
   report("batch", {
     embeddedQueriesPerSecond: embedded.ours.queriesPerSecond,
     embeddedBaselineQueriesPerSecond: embedded.baseline.queriesPerSecond,
     embeddedRatio: ratio(embedded),
     ...(server === undefined
       ? { serverSkipped: "PostgreSQL server not reachable" }
-      : { queriesPerSecond: server.ours.queriesPerSecond, baselineQueriesPerSecond: server.baseline.queriesPerSecond, results: server.ours.results }),
+      : {
+          queriesPerSecond: server.ours.queriesPerSecond,
+          baselineQueriesPerSecond: server.baseline.queriesPerSecond,
+          results: server.ours.results
+        }),
     ratio: ratio(server ?? embedded)
   })
 }

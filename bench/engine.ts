@@ -20,8 +20,9 @@ const concurrency = 8
 
 const NoopJob = JobKind.make({ name: "noop", payload: Schema.Struct({}), success: Schema.Void, error: Schema.Never })
 
-const doneCount = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ count: number }>`SELECT count(*)::int AS count FROM tasks WHERE state = 'DONE'`
+const doneCount = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM tasks WHERE state = 'DONE'`
 ).pipe(Effect.map((rows) => rows[0]?.count ?? 0))
 
 /** Seconds to queue `count` no-op tasks and see them all DONE. */
@@ -31,7 +32,10 @@ const engineRun = (count: number) =>
     const engine = yield* Engine
     yield* sql`DELETE FROM tasks`
     const started = performance.now()
-    yield* Effect.forEach(Array.from({ length: count }), () => engine.submit(NoopJob, {}, { userId: "bench" }), { concurrency, discard: true })
+    yield* Effect.forEach(Array.from({ length: count }), () => engine.submit(NoopJob, {}, { userId: "bench" }), {
+      concurrency,
+      discard: true
+    })
     yield* doneCount.pipe(Effect.repeat({ until: (done) => done >= count, schedule: Schedule.spaced("10 millis") }))
     return (performance.now() - started) / 1_000
   })

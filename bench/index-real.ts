@@ -64,7 +64,13 @@ const timed = (into: Sampled, request: () => Promise<Response>) =>
 
 const summary = (sampled: Sampled) => {
   const sorted = [...sampled.latencies].sort((a, b) => a - b)
-  return { samples: sorted.length, failures: sampled.failures, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), maxMs: round(sorted.at(-1) ?? 0) }
+  return {
+    samples: sorted.length,
+    failures: sampled.failures,
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    maxMs: round(sorted.at(-1) ?? 0)
+  }
 }
 
 interface TaskView {
@@ -97,7 +103,9 @@ const oursRun = (url: string, root: string, profileDir: string | undefined) =>
       })
       return (await response.json()) as [TaskView, TaskView]
     })
-    const statusSampler = yield* Effect.fork(timed(status, () => fetch(`${server.url}/api/status`)).pipe(Effect.repeat(Schedule.spaced("20 millis"))))
+    const statusSampler = yield* Effect.fork(
+      timed(status, () => fetch(`${server.url}/api/status`)).pipe(Effect.repeat(Schedule.spaced("20 millis")))
+    )
     const searchSampler = yield* Effect.fork(
       timed(search, () =>
         fetch(`${server.url}/api/index/search/${project}/_search`, {
@@ -242,7 +250,8 @@ const categoryOf = ({ functionName, url }: ProfileNode["callFrame"]) => {
   if (functionName === "(idle)") return "idle"
   if (/chardet|iconv-lite|extract\/text\.ts/.test(url)) return "detect"
   if (/\/eld\/|extract\/Language/.test(url)) return "language"
-  if (/html-to-text|htmlparser2|domhandler|domutils|entities|selderee|parseley|unpdf|postal-mime|mammoth|\/src\/extract\//.test(url)) return "extract"
+  if (/html-to-text|htmlparser2|domhandler|domutils|entities|selderee|parseley|unpdf|postal-mime|mammoth|\/src\/extract\//.test(url))
+    return "extract"
   if (/\/pg\/|pg-protocol|pg-types|@effect\/sql|postgres-array|PostgresDocumentIndex|TextIndex/.test(url)) return "database"
   if (/node:fs|node:internal\/fs|Source\.ts|ScanJob|Walk/.test(url)) return "read"
   return "other"
@@ -250,7 +259,10 @@ const categoryOf = ({ functionName, url }: ProfileNode["callFrame"]) => {
 
 /** Seconds of the main thread per category, from the profile files Node wrote into `dir` (the largest is it). */
 const profileSplit = (dir: string) => {
-  const files = fs.readdirSync(dir).filter((file) => file.endsWith(".cpuprofile")).map((file) => path.join(dir, file))
+  const files = fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith(".cpuprofile"))
+    .map((file) => path.join(dir, file))
   const main = files.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]
   if (main === undefined) return undefined
   const profile = JSON.parse(fs.readFileSync(main, "utf8")) as Profile
@@ -269,8 +281,14 @@ const profileSplit = (dir: string) => {
       others[key] = (others[key] ?? 0) + delta
     }
   })
-  const topOthers = Object.entries(others).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([source, value]) => `${source} ${round(value, 1)}`)
-  return { ...Object.fromEntries(Object.entries(seconds).map(([name, value]) => [`${name}Seconds`, round(value, 2)])), otherTop: topOthers.join(", ") }
+  const topOthers = Object.entries(others)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([source, value]) => `${source} ${round(value, 1)}`)
+  return {
+    ...Object.fromEntries(Object.entries(seconds).map(([name, value]) => [`${name}Seconds`, round(value, 2)])),
+    otherTop: topOthers.join(", ")
+  }
 }
 
 // ---- The run ----
@@ -279,8 +297,10 @@ const measure = (kind: DatabaseKind, root: string, files: ReadonlyArray<CorpusFi
   Effect.gen(function* () {
     const profileDir = kind === "postgres" ? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-profile-")) : undefined
     yield* Effect.addFinalizer(() => Effect.sync(() => profileDir !== undefined && fs.rmSync(profileDir, { recursive: true, force: true })))
-    const url = kind === "postgres" ? (yield* throwawayPostgres).url : `pglite:${fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-embedded-"))}`
-    if (kind === "pglite") yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(url.slice("pglite:".length), { recursive: true, force: true })))
+    const url =
+      kind === "postgres" ? (yield* throwawayPostgres).url : `pglite:${fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-embedded-"))}`
+    if (kind === "pglite")
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(url.slice("pglite:".length), { recursive: true, force: true })))
     const ours = yield* oursRun(url, root, profileDir)
     const baselineSeconds =
       kind === "postgres"
@@ -293,9 +313,15 @@ const measure = (kind: DatabaseKind, root: string, files: ReadonlyArray<CorpusFi
 export const run = async () => {
   const { root, files } = realCorpus(htmlFiles)
   const megabytes = files.reduce((sum, file) => sum + file.bytes, 0) / 1024 ** 2
-  const byKind = Object.fromEntries(["html", "pdf", "email", "text"].map((kind) => [kind, files.filter((file) => file.kind === kind).length]))
+  const byKind = Object.fromEntries(
+    ["html", "pdf", "email", "text"].map((kind) => [kind, files.filter((file) => file.kind === kind).length])
+  )
   process.stdout.write(`${files.length} real files (${JSON.stringify(byKind)}), ${megabytes.toFixed(1)} MB in ${root}\n`)
-  const figures: Record<string, unknown> = { files: files.length, megabytes: round(megabytes), ...Object.fromEntries(Object.entries(byKind).map(([kind, n]) => [`${kind}Files`, n])) }
+  const figures: Record<string, unknown> = {
+    files: files.length,
+    megabytes: round(megabytes),
+    ...Object.fromEntries(Object.entries(byKind).map(([kind, n]) => [`${kind}Files`, n]))
+  }
   const ratios: Partial<Record<DatabaseKind, number>> = {}
   for (const kind of databases) {
     if (kind === "postgres" && !postgresAvailable) {

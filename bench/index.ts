@@ -45,16 +45,21 @@ interface Figures {
 }
 
 const taskState = (id: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ state: string; result: unknown; error: string | null }>`SELECT state, result, error FROM tasks WHERE id = ${id}`).pipe(
-    Effect.map((rows) => rows[0])
-  )
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ state: string; result: unknown; error: string | null }>`SELECT state, result, error FROM tasks WHERE id = ${id}`
+  ).pipe(Effect.map((rows) => rows[0]))
 
 /** Seconds from queueing a scan of `dir` and an index task to the index task DONE. */
 const oursRun = (dir: string, project: string) =>
   Effect.gen(function* () {
     const engine = yield* Engine
     const started = performance.now()
-    yield* engine.submit(ScanJob, { directory: dir, project, options: { includeHiddenFiles: false, includeOSFiles: false, followSymlinks: false } }, { userId: "bench" })
+    yield* engine.submit(
+      ScanJob,
+      { directory: dir, project, options: { includeHiddenFiles: false, includeOSFiles: false, followSymlinks: false } },
+      { userId: "bench" }
+    )
     const task = yield* engine.submit(IndexJob, { project, parallelism, ocr: false, maxContentLength: -1 }, { userId: "bench" })
     const end = yield* taskState(task.id).pipe(
       Effect.filterOrFail((row) => row !== undefined && row.state !== "QUEUED" && row.state !== "RUNNING"),
@@ -70,8 +75,7 @@ const oursRun = (dir: string, project: string) =>
 const rawRow = async (file: string) => ({ path: file, content: (await fs.readFile(file)).toString("latin1").replace(/\0/g, "") })
 
 /** A COPY text-format field: backslash, tab, newline and carriage return escaped. */
-const copyField = (text: string) =>
-  text.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r")
+const copyField = (text: string) => text.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r")
 
 /** COPY rows (path, raw bytes as latin1 text) of every file, read `readAhead` files at a time. */
 async function* copyRows(paths: ReadonlyArray<string>) {
@@ -88,7 +92,10 @@ const insertRows = (paths: ReadonlyArray<string>) =>
       Array.from({ length: Math.ceil(paths.length / readAhead) }, (_, i) => paths.slice(i * readAhead, (i + 1) * readAhead)),
       (batch) =>
         Effect.promise(() => Promise.all(batch.map(rawRow))).pipe(
-          Effect.flatMap((rows) => sql`INSERT INTO bench_raw (path, content) SELECT path, content FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(path text, content text)`)
+          Effect.flatMap(
+            (rows) =>
+              sql`INSERT INTO bench_raw (path, content) SELECT path, content FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(path text, content text)`
+          )
         ),
       { discard: true }
     )
@@ -127,7 +134,11 @@ const baselineRun = (paths: ReadonlyArray<string>) =>
     return { seconds, documents: paths.length } satisfies Figures
   })
 
-const measure = (database: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient | DatabaseInfo>, dir: string, paths: ReadonlyArray<string>) =>
+const measure = (
+  database: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient | DatabaseInfo>,
+  dir: string,
+  paths: ReadonlyArray<string>
+) =>
   Effect.gen(function* () {
     const engine = engineLayer({ parallelism })
     const kinds = ingestionKindsLayer.pipe(Layer.provide(Layer.mergeAll(engine, Extractor.Default)))
@@ -135,10 +146,7 @@ const measure = (database: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient |
     const ours = yield* oursRun(dir, "bench").pipe(Effect.provide(context))
     const baseline = yield* baselineRun(paths)
     return { ours, baseline }
-  }).pipe(
-    Effect.scoped,
-    Effect.provide(PostgresDocumentIndex.pipe(Layer.provideMerge(database)))
-  )
+  }).pipe(Effect.scoped, Effect.provide(PostgresDocumentIndex.pipe(Layer.provideMerge(database))))
 
 export const run = async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "quarry-bench-index-"))
@@ -158,12 +166,11 @@ export const run = async () => {
     process.stdout.write(`${fileCount} files, ${megabytes.toFixed(1)} MB, ${parallelism} workers\n`)
     const embedded = await Effect.runPromise(measure(testDatabase("pglite"), dir, paths))
     line("embedded", embedded)
-    const server = postgresAvailable
-      ? await Effect.runPromise(measure(testDatabase("postgres"), dir, paths))
-      : undefined
+    const server = postgresAvailable ? await Effect.runPromise(measure(testDatabase("postgres"), dir, paths)) : undefined
     if (server !== undefined) line("server  ", server)
     else process.stdout.write("server: skipped, PostgreSQL server not reachable\n")
-    const ratio = (result: { ours: Figures; baseline: Figures }) => Math.round((result.baseline.seconds / result.ours.seconds) * 1000) / 1000
+    const ratio = (result: { ours: Figures; baseline: Figures }) =>
+      Math.round((result.baseline.seconds / result.ours.seconds) * 1000) / 1000
     report("index", {
       files: fileCount,
       megabytes: Math.round(megabytes * 100) / 100,

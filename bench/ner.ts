@@ -29,7 +29,13 @@ const documentCount = Number(process.env.BENCH_DOCUMENTS ?? 10_000)
 const project = "bench-ner"
 
 const people = ["Maria Garcia", "John Smith", "Angela Merkel", "Tim Cook", "Sarah Johnson", "Michael Brown", "Emmanuel Macron", "Li Wei"]
-const organisations = ["the United Nations", "Microsoft Corporation", "Goldman Sachs", "the World Health Organization", "the European Commission"]
+const organisations = [
+  "the United Nations",
+  "Microsoft Corporation",
+  "Goldman Sachs",
+  "the World Health Organization",
+  "the European Commission"
+]
 const places = ["Berlin", "Paris", "Nairobi", "Toronto", "Geneva", "Chicago", "Lisbon", "New York"]
 
 /** Deterministic texts: the same corpus on every run. */
@@ -53,9 +59,23 @@ const texts = (count: number) => {
 const documentOf = (content: string, i: number): IndexedDocument => {
   const id = i.toString(16).padStart(96, "0")
   return {
-    id, path: `/bench/${i}.txt`, dirname: "/bench", content, contentLength: content.length, contentTextLength: content.length,
-    contentType: "text/plain", contentEncoding: "UTF-8", language: "ENGLISH", metadata: {}, extractionDate: new Date().toISOString(),
-    extractionLevel: 0, parentDocument: null, rootDocument: id, tags: [], nerTags: [], status: "INDEXED"
+    id,
+    path: `/bench/${i}.txt`,
+    dirname: "/bench",
+    content,
+    contentLength: content.length,
+    contentTextLength: content.length,
+    contentType: "text/plain",
+    contentEncoding: "UTF-8",
+    language: "ENGLISH",
+    metadata: {},
+    extractionDate: new Date().toISOString(),
+    extractionLevel: 0,
+    parentDocument: null,
+    rootDocument: id,
+    tags: [],
+    nerTags: [],
+    status: "INDEXED"
   }
 }
 
@@ -80,7 +100,9 @@ const throughTask = (pipeline: NerPipeline) =>
     )
     const seconds = (performance.now() - started) / 1_000
     if (end?.state !== "DONE" || end.result !== documentCount) return yield* Effect.dieMessage(`findNames ended ${JSON.stringify(end)}`)
-    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM named_entities WHERE project = ${project} AND extractor = ${pipeline.name}`
+    const rows = yield* sql<{
+      count: number
+    }>`SELECT count(*)::int AS count FROM named_entities WHERE project = ${project} AND extractor = ${pipeline.name}`
     return { seconds, entities: rows[0]?.count ?? 0 }
   })
 
@@ -106,8 +128,11 @@ export const run = async () => {
         // The faster of two direct runs, one on each side of the task: the machine is shared.
         const after = direct(pipeline, documents)
         const baseline = before.seconds <= after.seconds ? before : after
-        process.stdout.write(`${pipeline.name}: direct runs ${before.seconds.toFixed(1)} s before the task, ${after.seconds.toFixed(1)} s after\n`)
-        if (ours.entities !== baseline.entities) return yield* Effect.dieMessage(`${pipeline.name}: ${ours.entities} entities stored, ${baseline.entities} found directly`)
+        process.stdout.write(
+          `${pipeline.name}: direct runs ${before.seconds.toFixed(1)} s before the task, ${after.seconds.toFixed(1)} s after\n`
+        )
+        if (ours.entities !== baseline.entities)
+          return yield* Effect.dieMessage(`${pipeline.name}: ${ours.entities} entities stored, ${baseline.entities} found directly`)
         measured.push({ pipeline: pipeline.name, ours, baseline })
       }
       return measured

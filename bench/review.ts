@@ -74,7 +74,10 @@ const baseline = (sql: SqlClient.SqlClient, taskId: number, userId: number) =>
         latencies.push(performance.now() - started)
       }
     })
-    yield* Effect.all(Array.from({ length: connections }, () => worker), { concurrency: "unbounded" })
+    yield* Effect.all(
+      Array.from({ length: connections }, () => worker),
+      { concurrency: "unbounded" }
+    )
     latencies.sort((a, b) => a - b)
     return {
       requestsPerSecond: Math.round(latencies.length / seconds),
@@ -98,7 +101,8 @@ export const run = async () => {
         const { taskId, userId } = yield* seed(sql)
         const url = `${Context.get(context, HttpServerInfo).url}/api/v1/task-records/?include=task,medias&filter[task]=${taskId}&page[number]=${pageNumber}`
         const check = yield* Effect.promise(() => fetch(url, { headers: { cookie } }))
-        if (check.status !== 200) return yield* Effect.dieMessage(`the endpoint answered ${check.status}: ${yield* Effect.promise(() => check.text())}`)
+        if (check.status !== 200)
+          return yield* Effect.dieMessage(`the endpoint answered ${check.status}: ${yield* Effect.promise(() => check.text())}`)
         yield* Effect.promise(() => measureLoad(url, 1, connections, cookie))
         const ours = yield* Effect.promise(() => measureLoad(url, seconds, connections, cookie))
         const direct = yield* baseline(sql, taskId, userId)

@@ -28,7 +28,10 @@ const callsPerSecond = (call: Effect.Effect<unknown, unknown>, duration: number)
       body: () => Effect.orDie(call),
       step: () => void calls++
     })
-    yield* Effect.all(Array.from({ length: callers }, () => caller), { concurrency: "unbounded", discard: true })
+    yield* Effect.all(
+      Array.from({ length: callers }, () => caller),
+      { concurrency: "unbounded", discard: true }
+    )
     return Math.round(calls / ((Date.now() - started) / 1000))
   })
 
@@ -40,7 +43,10 @@ const measure = Effect.gen(function* () {
     cli: { tcpListenPort: "0", dataSourceUrl: "pglite:memory", dataDir: os.tmpdir() },
     defaultSettingsFile: path.join(os.tmpdir(), "quarry-bench-no-settings.properties")
   })
-  const runtime = yield* Effect.acquireRelease(Effect.sync(() => ManagedRuntime.make(quarryLayer(settings))), (runtime) => Effect.promise(() => runtime.dispose()))
+  const runtime = yield* Effect.acquireRelease(
+    Effect.sync(() => ManagedRuntime.make(quarryLayer(settings))),
+    (runtime) => Effect.promise(() => runtime.dispose())
+  )
   const { url } = yield* Effect.promise(() => runtime.runPromise(HttpServerInfo))
 
   const transports: ReadonlyArray<Transport> = ["ndjson", "msgpack", "websocket"]

@@ -72,7 +72,17 @@ const facetAggregations = (root: string): ReadonlyArray<Record<string, unknown>>
   { language: termsFacet("language") },
   { tags: termsFacet("tags") },
   { extractionLevel: termsFacet("extractionLevel") },
-  { dirname: { terms: { field: "dirname.tree", include: `${escapeRegex(root)}/.*`, exclude: `${escapeRegex(root)}/.*/.*`, size: 50, order: { _key: "asc" } } } },
+  {
+    dirname: {
+      terms: {
+        field: "dirname.tree",
+        include: `${escapeRegex(root)}/.*`,
+        exclude: `${escapeRegex(root)}/.*/.*`,
+        size: 50,
+        order: { _key: "asc" }
+      }
+    }
+  },
   { extractionDate: { date_histogram: { field: "extractionDate", calendar_interval: "1M", format: "yyyy-MM", min_doc_count: 1 } } }
 ]
 
@@ -81,7 +91,10 @@ const facetBody = (words: string, aggs: Record<string, unknown>) => ({ size: 0, 
 /** A deterministic shuffle, so that runs pick the same words. */
 const shuffled = <A>(items: ReadonlyArray<A>, seed: number) => {
   const next = random(seed)
-  return items.map((item) => [next(), item] as const).sort((a, b) => a[0] - b[0]).map(([, item]) => item)
+  return items
+    .map((item) => [next(), item] as const)
+    .sort((a, b) => a[0] - b[0])
+    .map(([, item]) => item)
 }
 
 const plainWord = /^[a-z]{3,}$/
@@ -108,29 +121,47 @@ const pickQueries = (project: string, documents: number, root: string) =>
     const stats = yield* sql.unsafe<{ word: string; ndoc: number }>(`SELECT word, ndoc FROM ts_stat($$SELECT content_tsv ${sample}$$)`)
     const words = stats.filter((row) => plainWord.test(row.word))
     const bucket = (test: (share: number, ndoc: number) => boolean, seed: number) =>
-      shuffled(words.filter((row) => test(row.ndoc / sampled, row.ndoc)).map((row) => row.word), seed)
+      shuffled(
+        words.filter((row) => test(row.ndoc / sampled, row.ndoc)).map((row) => row.word),
+        seed
+      )
     const common = bucket((share) => share >= 0.25, 1).slice(0, perClass)
     const medium = bucket((share) => share >= 0.01 && share <= 0.05, 2)
     const rare = bucket((_, ndoc) => ndoc === 1, 3).slice(0, perClass)
     const texts = yield* sql.unsafe<{ text: string }>(`SELECT left(content, 4000) AS text ${sample} LIMIT ${perClass * 4}`)
-    const phrases = [...new Set(texts.flatMap((row, index) => {
-      const tokens = fold(row.text).split(/\s+/)
-      const start = Math.floor(random(index)() * tokens.length)
-      for (let i = start; i < tokens.length - 1; i++) {
-        if (plainWord.test(tokens[i]!) && plainWord.test(tokens[i + 1]!)) return [`${tokens[i]} ${tokens[i + 1]}`]
-      }
-      return []
-    }))].slice(0, perClass)
-    const single = (queryClass: QueryClass) => (word: string): Query => ({ queryClass, body: searchBody(word), tsquery: word })
-    const pairs = Array.from({ length: Math.min(perClass, Math.floor(medium.length / 2)) }, (_, i) => [medium[2 * i]!, medium[2 * i + 1]!] as const)
+    const phrases = [
+      ...new Set(
+        texts.flatMap((row, index) => {
+          const tokens = fold(row.text).split(/\s+/)
+          const start = Math.floor(random(index)() * tokens.length)
+          for (let i = start; i < tokens.length - 1; i++) {
+            if (plainWord.test(tokens[i]!) && plainWord.test(tokens[i + 1]!)) return [`${tokens[i]} ${tokens[i + 1]}`]
+          }
+          return []
+        })
+      )
+    ].slice(0, perClass)
+    const single =
+      (queryClass: QueryClass) =>
+      (word: string): Query => ({ queryClass, body: searchBody(word), tsquery: word })
+    const pairs = Array.from(
+      { length: Math.min(perClass, Math.floor(medium.length / 2)) },
+      (_, i) => [medium[2 * i]!, medium[2 * i + 1]!] as const
+    )
     const facets = facetAggregations(root)
     const queries: Array<Query> = [
       ...common.map(single("common")),
       ...medium.slice(0, perClass).map(single("medium")),
       ...rare.map(single("rare")),
       ...pairs.map(([a, b]) => ({ queryClass: "twoWords" as const, body: searchBody(`${a} ${b}`), tsquery: `${a} | ${b}` })),
-      ...phrases.map((phrase) => ({ queryClass: "phrase" as const, body: searchBody(`"${phrase}"`), tsquery: phrase.replace(" ", " <-> ") })),
-      ...medium.slice(0, perClass).map((word, i) => ({ queryClass: "facets" as const, body: facetBody(word, facets[i % facets.length]!), tsquery: word }))
+      ...phrases.map((phrase) => ({
+        queryClass: "phrase" as const,
+        body: searchBody(`"${phrase}"`),
+        tsquery: phrase.replace(" ", " <-> ")
+      })),
+      ...medium
+        .slice(0, perClass)
+        .map((word, i) => ({ queryClass: "facets" as const, body: facetBody(word, facets[i % facets.length]!), tsquery: word }))
     ]
     return { queries: shuffled(queries, 4), spareWords: medium.slice(2 * perClass), mediumWords: medium } satisfies QuerySet
   })
@@ -142,7 +173,6 @@ interface Timing {
   readonly ms: number
   readonly ok: boolean
 }
-
 
 interface Summary {
   readonly p50Ms: number
@@ -158,10 +188,14 @@ const timed = <E, R>(queries: ReadonlyArray<Query>, parallel: number, send: (que
   Effect.gen(function* () {
     const timings: Array<Timing> = []
     const started = performance.now()
-    yield* Effect.forEach(queries, (query) => {
-      const begin = performance.now()
-      return Effect.map(send(query), (ok) => void timings.push({ queryClass: query.queryClass, ms: performance.now() - begin, ok }))
-    }, { concurrency: parallel, discard: true })
+    yield* Effect.forEach(
+      queries,
+      (query) => {
+        const begin = performance.now()
+        return Effect.map(send(query), (ok) => void timings.push({ queryClass: query.queryClass, ms: performance.now() - begin, ok }))
+      },
+      { concurrency: parallel, discard: true }
+    )
     const seconds = (performance.now() - started) / 1_000
     const sorted = (of: ReadonlyArray<Timing>) => of.map((timing) => timing.ms).sort((a, b) => a - b)
     const all = sorted(timings)
@@ -171,24 +205,34 @@ const timed = <E, R>(queries: ReadonlyArray<Query>, parallel: number, send: (que
       p99Ms: round(percentile(all, 99)),
       requestsPerSecond: round(queries.length / seconds, 2),
       errors: timings.filter((timing) => !timing.ok).length,
-      classP50Ms: Object.fromEntries(classes.map((queryClass) => [queryClass, round(percentile(sorted(timings.filter((t) => t.queryClass === queryClass)), 50))]))
+      classP50Ms: Object.fromEntries(
+        classes.map((queryClass) => [queryClass, round(percentile(sorted(timings.filter((t) => t.queryClass === queryClass)), 50))])
+      )
     } satisfies Summary
   })
 
 const searchThrough = (backend: SearchBackendShape, project: string) => (query: Query) =>
-  Effect.map(backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: query.body }), (answer) => answer.status === 200)
+  Effect.map(
+    backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: query.body }),
+    (answer) => answer.status === 200
+  )
 
 const baselineSql = (project: string) => (query: Query) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql.unsafe("SELECT count(*) FROM documents WHERE project = $1 AND content_tsv @@ $2::tsquery", [project, query.tsquery])
-    yield* sql.unsafe("SELECT id FROM documents WHERE project = $1 AND content_tsv @@ $2::tsquery ORDER BY ts_rank(content_tsv, $2::tsquery) DESC LIMIT 25", [project, query.tsquery])
+    yield* sql.unsafe(
+      "SELECT id FROM documents WHERE project = $1 AND content_tsv @@ $2::tsquery ORDER BY ts_rank(content_tsv, $2::tsquery) DESC LIMIT 25",
+      [project, query.tsquery]
+    )
     return true
   }).pipe(Effect.orDie)
 
 /** Runs `use` with a backend of its own: a fresh answer cache (or none) for each run. */
-const withBackend = <A, E, R>(layer: Layer.Layer<SearchBackend, never, SqlClient.SqlClient | DatabaseInfo>, use: (backend: SearchBackendShape) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(SearchBackend, use).pipe(Effect.provide(layer))
+const withBackend = <A, E, R>(
+  layer: Layer.Layer<SearchBackend, never, SqlClient.SqlClient | DatabaseInfo>,
+  use: (backend: SearchBackendShape) => Effect.Effect<A, E, R>
+) => Effect.flatMap(SearchBackend, use).pipe(Effect.provide(layer))
 
 const ratio = (ours: Summary, baseline: Summary) => round(ours.requestsPerSecond / baseline.requestsPerSecond, 3)
 
@@ -203,7 +247,9 @@ const measureQueries = (label: string, project: string, set: QuerySet) =>
     for (const concurrency of concurrencies) {
       const baseline = yield* timed(set.queries, concurrency, baselineSql(project))
       const oursUncached = yield* withBackend(uncached, (backend) => timed(set.queries, concurrency, searchThrough(backend, project)))
-      const oursCached = yield* withBackend(PostgresSearchBackend, (backend) => timed(set.queries, concurrency, searchThrough(backend, project)))
+      const oursCached = yield* withBackend(PostgresSearchBackend, (backend) =>
+        timed(set.queries, concurrency, searchThrough(backend, project))
+      )
       process.stdout.write(
         `${label} c${concurrency}: uncached p50 ${oursUncached.p50Ms} ms p99 ${oursUncached.p99Ms} ms ${oursUncached.requestsPerSecond} req/s; ` +
           `cached ${oursCached.requestsPerSecond} req/s; baseline p50 ${baseline.p50Ms} ms ${baseline.requestsPerSecond} req/s; ` +
@@ -244,7 +290,9 @@ const postSearch = (url: string, project: string, body: unknown) =>
       const answer = (await response.json()) as { hits?: { total: { value: number } }; error?: { type?: string } }
       const ms = round(performance.now() - begin)
       if (answer.hits !== undefined) return { status: response.status, ms, hits: answer.hits.total.value }
-      return answer.error?.type === undefined ? { status: response.status, ms } : { status: response.status, ms, errorType: answer.error.type }
+      return answer.error?.type === undefined
+        ? { status: response.status, ms }
+        : { status: response.status, ms, errorType: answer.error.type }
     } catch {
       return { status: "noAnswer", ms: round(performance.now() - begin) }
     }
@@ -262,7 +310,10 @@ const bounded = (project: string, set: QuerySet) =>
   Effect.gen(function* () {
     const url = yield* TestDatabaseUrl
     const home = yield* isolatedHome
-    const server = yield* startQuarry(["serve", "--tcpListenPort", "0", "--dataSourceUrl", url, "--dataDir", home, "--defaultProject", project], home)
+    const server = yield* startQuarry(
+      ["serve", "--tcpListenPort", "0", "--dataSourceUrl", url, "--dataDir", home, "--defaultProject", project],
+      home
+    )
     const latencies: Array<number> = []
     const sampler = yield* Effect.fork(sampleStatus(server.url, latencies))
     const [word, ...others] = set.mediumWords.filter((candidate) => candidate.length >= 5)
@@ -279,11 +330,15 @@ const bounded = (project: string, set: QuerySet) =>
     for (const [name, body] of Object.entries(expensive)) {
       searches[name] = yield* postSearch(server.url, project, body)
       searches[`${name}Timeout1s`] = yield* postSearch(server.url, project, { ...body, timeout: "1s" })
-      process.stdout.write(`bounded ${name}: ${JSON.stringify(searches[name])}; with timeout 1s: ${JSON.stringify(searches[`${name}Timeout1s`])}\n`)
+      process.stdout.write(
+        `bounded ${name}: ${JSON.stringify(searches[name])}; with timeout 1s: ${JSON.stringify(searches[`${name}Timeout1s`])}\n`
+      )
     }
     const loadWords = set.mediumWords.slice(0, 200)
     const started = performance.now()
-    const answers = yield* Effect.forEach(loadWords, (term) => postSearch(server.url, project, searchBody(term)), { concurrency: "unbounded" })
+    const answers = yield* Effect.forEach(loadWords, (term) => postSearch(server.url, project, searchBody(term)), {
+      concurrency: "unbounded"
+    })
     const loadSeconds = round((performance.now() - started) / 1_000)
     yield* Fiber.interrupt(sampler)
     const statuses: Record<string, number> = {}
@@ -295,21 +350,30 @@ const bounded = (project: string, set: QuerySet) =>
       concurrentStatuses: statuses,
       concurrentUnexpected: answers.filter((answer) => ![200, 429, 503].includes(answer.status as number)).length,
       concurrentSeconds: loadSeconds,
-      concurrentP50Ms: round(percentile(answers.map((answer) => answer.ms).sort((a, b) => a - b), 50)),
+      concurrentP50Ms: round(
+        percentile(
+          answers.map((answer) => answer.ms).sort((a, b) => a - b),
+          50
+        )
+      ),
       statusSamples: latencies.length,
       statusP50Ms: round(percentile(latencies, 50)),
       statusP99Ms: round(percentile(latencies, 99)),
       statusMaxMs: round(latencies.at(-1) ?? 0)
     }
-    process.stdout.write(`bounded: ${loadWords.length} concurrent searches ${JSON.stringify(statuses)} in ${loadSeconds} s; /api/status p99 ${figures.statusP99Ms} ms over ${latencies.length} samples\n`)
+    process.stdout.write(
+      `bounded: ${loadWords.length} concurrent searches ${JSON.stringify(statuses)} in ${loadSeconds} s; /api/status p99 ${figures.statusP99Ms} ms over ${latencies.length} samples\n`
+    )
     return figures
   }).pipe(Effect.scoped)
 
 // ---- Corpora ----
 
 const corpusFacts = (project: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ documents: number; megabytes: number }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ documents: number; megabytes: number }>`
       SELECT count(*)::int AS documents, round(sum(octet_length(content)) / 1e6, 1)::float8 AS megabytes FROM documents WHERE project = ${project}`
   ).pipe(Effect.map((rows) => rows[0]!))
 
@@ -328,9 +392,10 @@ const generatedCorpus = (kind: DatabaseKind, documents: number, boundedHere: boo
   }).pipe(Effect.provide(testDatabase(kind)), Effect.scoped)
 
 const taskState = (id: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ state: string; result: unknown }>`SELECT state, result FROM tasks WHERE id = ${id}`).pipe(
-    Effect.map((rows) => rows[0])
-  )
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ state: string; result: unknown }>`SELECT state, result FROM tasks WHERE id = ${id}`
+  ).pipe(Effect.map((rows) => rows[0]))
 
 /** Scan then index `dir` into `project` through the engine's tasks, as `POST /api/task/batchUpdate/index` does. */
 const indexFolder = (dir: string, project: string) =>
@@ -341,7 +406,11 @@ const indexFolder = (dir: string, project: string) =>
     const context = yield* Layer.build(Layer.mergeAll(engine, kinds))
     const submit = Effect.gen(function* () {
       const tasks = yield* Engine
-      yield* tasks.submit(ScanJob, { directory: dir, project, options: { includeHiddenFiles: false, includeOSFiles: false, followSymlinks: false } }, { userId: "bench" })
+      yield* tasks.submit(
+        ScanJob,
+        { directory: dir, project, options: { includeHiddenFiles: false, includeOSFiles: false, followSymlinks: false } },
+        { userId: "bench" }
+      )
       return yield* tasks.submit(IndexJob, { project, parallelism, ocr: false, maxContentLength: -1 }, { userId: "bench" })
     })
     const task = yield* Effect.provide(submit, context)
@@ -370,9 +439,17 @@ const realCorpus = (kind: DatabaseKind, files: ReadonlyArray<string>) =>
     yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ANALYZE`)
     const indexSeconds = round((performance.now() - started) / 1_000)
     const facts = yield* corpusFacts(project)
-    process.stdout.write(`${kind} real: indexed ${files.length} files into ${facts.documents} documents, ${facts.megabytes} MB of text in ${indexSeconds} s\n`)
+    process.stdout.write(
+      `${kind} real: indexed ${files.length} files into ${facts.documents} documents, ${facts.megabytes} MB of text in ${indexSeconds} s\n`
+    )
     const set = yield* pickQueries(project, facts.documents, dir)
-    return { files: files.length, ...facts, indexSeconds, queries: set.queries.length, ...(yield* measureQueries(`${kind} real`, project, set)) }
+    return {
+      files: files.length,
+      ...facts,
+      indexSeconds,
+      queries: set.queries.length,
+      ...(yield* measureQueries(`${kind} real`, project, set))
+    }
   }).pipe(Effect.provide(testDatabase(kind)), Effect.scoped)
 
 export const run = async () => {
@@ -398,12 +475,14 @@ export const run = async () => {
   report("search-scale", {
     sizes,
     queriesPerClass: perClass,
-    ...(server === undefined ? { serverSkipped: "PostgreSQL server not reachable or not asked for" } : {
-      rareWordP50Ms: {
-        [`documents${smallest}`]: server[`generated${smallest}`]?.concurrency1.uncached.classP50Ms.rare,
-        [`documents${largest}`]: server[`generated${largest}`]?.concurrency1.uncached.classP50Ms.rare
-      }
-    }),
+    ...(server === undefined
+      ? { serverSkipped: "PostgreSQL server not reachable or not asked for" }
+      : {
+          rareWordP50Ms: {
+            [`documents${smallest}`]: server[`generated${smallest}`]?.concurrency1.uncached.classP50Ms.rare,
+            [`documents${largest}`]: server[`generated${largest}`]?.concurrency1.uncached.classP50Ms.rare
+          }
+        }),
     ...results,
     ratio: headline?.concurrency8.uncachedRatio ?? null
   })

@@ -31,18 +31,41 @@ const searchBody = (query: string) => ({
   size: 25,
   sort: [{ _score: { order: "desc" } }, { path: { order: "asc" } }],
   _source: { includes: ["*"], excludes: ["content", "content_translated"] },
-  highlight: { max_analyzed_offset: 999999, fields: { content: { fragment_size: 280, number_of_fragments: 2, pre_tags: ["<mark>"], post_tags: ["</mark>"] } } },
+  highlight: {
+    max_analyzed_offset: 999999,
+    fields: { content: { fragment_size: 280, number_of_fragments: 2, pre_tags: ["<mark>"], post_tags: ["</mark>"] } }
+  },
   track_total_hits: true,
   query: {
     bool: {
-      filter: { bool: { must: [{ terms: { contentType: ["application/pdf", "text/plain", "message/rfc822"] } }, { range: { extractionDate: { gte: "2021-03-01T00:00:00.000Z" } } }] } },
-      must: [{ match_all: {} }, { bool: { should: [{ query_string: { query, default_operator: "OR" } }] } }, { match: { type: "Document" } }]
+      filter: {
+        bool: {
+          must: [
+            { terms: { contentType: ["application/pdf", "text/plain", "message/rfc822"] } },
+            { range: { extractionDate: { gte: "2021-03-01T00:00:00.000Z" } } }
+          ]
+        }
+      },
+      must: [
+        { match_all: {} },
+        { bool: { should: [{ query_string: { query, default_operator: "OR" } }] } },
+        { match: { type: "Document" } }
+      ]
     }
   },
   aggs: {
-    contentType: { terms: { field: "contentType", size: 25, order: { _count: "desc" } }, aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } } },
-    language: { terms: { field: "language", size: 25, order: { _count: "desc" } }, aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } } },
-    tags: { terms: { field: "tags", size: 25, order: { _count: "desc" } }, aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } } }
+    contentType: {
+      terms: { field: "contentType", size: 25, order: { _count: "desc" } },
+      aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } }
+    },
+    language: {
+      terms: { field: "language", size: 25, order: { _count: "desc" } },
+      aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } }
+    },
+    tags: {
+      terms: { field: "tags", size: 25, order: { _count: "desc" } },
+      aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } }
+    }
   }
 })
 
@@ -69,7 +92,11 @@ const timed = <E, R>(total: number, request: (index: number) => Effect.Effect<un
     )
     const seconds = (performance.now() - started) / 1_000
     latencies.sort((a, b) => a - b)
-    return { p50: Math.round(percentile(latencies, 50) * 10) / 10, p99: Math.round(percentile(latencies, 99) * 10) / 10, requestsPerSecond: Math.round((total / seconds) * 10) / 10 } satisfies Run
+    return {
+      p50: Math.round(percentile(latencies, 50) * 10) / 10,
+      p99: Math.round(percentile(latencies, 99) * 10) / 10,
+      requestsPerSecond: Math.round((total / seconds) * 10) / 10
+    } satisfies Run
   })
 
 /** The SQL statements (text and parameters) one search issues, recorded as it runs. */
@@ -77,10 +104,12 @@ const recordStatements = (backend: SearchBackendShape) => (body: unknown) =>
   Effect.gen(function* () {
     const statements: Array<readonly [string, ReadonlyArray<unknown>]> = []
     const response = yield* backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body }).pipe(
-      Statement.withTransformer((statement) => Effect.sync(() => {
-        statements.push(statement.compile())
-        return statement
-      }))
+      Statement.withTransformer((statement) =>
+        Effect.sync(() => {
+          statements.push(statement.compile())
+          return statement
+        })
+      )
     )
     if (response.status !== 200) return yield* Effect.dieMessage(`bench search failed: ${JSON.stringify(response.body)}`)
     return { statements, total: (response.body as { hits: { total: { value: number } } }).hits.total.value }
@@ -110,7 +139,9 @@ const measure = (kind: DatabaseKind, requests: number) =>
       Effect.forEach(recorded[index % recorded.length]!.statements, ([text, parameters]) => sql.unsafe(text, parameters), { discard: true })
     )
     process.stdout.write(`${kind}: corpus of ${documentCount} generated in ${generationSeconds} s; matches ${JSON.stringify(matches)}\n`)
-    process.stdout.write(`${kind}: engine p50 ${engine.p50} ms p99 ${engine.p99} ms ${engine.requestsPerSecond} req/s; uncached p50 ${uncached.p50} ms p99 ${uncached.p99} ms ${uncached.requestsPerSecond} req/s (one at a time: p50 ${alone.p50} ms); baseline SQL p50 ${baseline.p50} ms p99 ${baseline.p99} ms ${baseline.requestsPerSecond} req/s\n`)
+    process.stdout.write(
+      `${kind}: engine p50 ${engine.p50} ms p99 ${engine.p99} ms ${engine.requestsPerSecond} req/s; uncached p50 ${uncached.p50} ms p99 ${uncached.p99} ms ${uncached.requestsPerSecond} req/s (one at a time: p50 ${alone.p50} ms); baseline SQL p50 ${baseline.p50} ms p99 ${baseline.p99} ms ${baseline.requestsPerSecond} req/s\n`
+    )
     return { engine, uncached, baseline, alone }
   }).pipe(Effect.provide(PostgresSearchBackend.pipe(Layer.provideMerge(testDatabase(kind)))), Effect.scoped)
 
@@ -125,7 +156,9 @@ const ratio = (ours: Run, baseline: Run) => Math.round((ours.requestsPerSecond /
 
 export const run = async () => {
   const embedded = await Effect.runPromise(measure("pglite", Number(process.env.BENCH_SEARCH_REQUESTS_EMBEDDED ?? 96)))
-  const server = postgresAvailable ? await Effect.runPromise(measure("postgres", Number(process.env.BENCH_SEARCH_REQUESTS ?? 480))) : undefined
+  const server = postgresAvailable
+    ? await Effect.runPromise(measure("postgres", Number(process.env.BENCH_SEARCH_REQUESTS ?? 480)))
+    : undefined
   const figures = (prefix: string, run: Figures) => ({
     [`${prefix}P50Ms`]: run.engine.p50,
     [`${prefix}P99Ms`]: run.engine.p99,

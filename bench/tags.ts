@@ -36,7 +36,10 @@ const measure = (database: Layer.Layer<SqlClient.SqlClient | DatabaseInfo>) =>
     const marks = yield* DocumentMarks
     const ids = (project: string) => Array.from({ length: documentCount }, (_, n) => `${project}-${n}`)
     for (const project of ["ours", "baseline"]) {
-      yield* index.bulkIndex(project, ids(project).map((id, n) => textDocument(id, `/bench/${project}/${n}.txt`, "text")))
+      yield* index.bulkIndex(
+        project,
+        ids(project).map((id, n) => textDocument(id, `/bench/${project}/${n}.txt`, "text"))
+      )
     }
     let ours = 0
     let baseline = 0
@@ -56,7 +59,13 @@ const measure = (database: Layer.Layer<SqlClient.SqlClient | DatabaseInfo>) =>
     }
     return { ours, baseline }
   }).pipe(
-    Effect.provide(DocumentMarks.Default.pipe(Layer.provide(DocumentMarksRepo.Default), Layer.provideMerge(PostgresDocumentIndex), Layer.provideMerge(database))),
+    Effect.provide(
+      DocumentMarks.Default.pipe(
+        Layer.provide(DocumentMarksRepo.Default),
+        Layer.provideMerge(PostgresDocumentIndex),
+        Layer.provideMerge(database)
+      )
+    ),
     Effect.orDie,
     Effect.scoped
   )
@@ -66,7 +75,11 @@ export const run = async () => {
   const line = (label: string, result: { ours: number; baseline: number }) => {
     const perSecond = (total: number) => Math.round((documentCount * rounds) / total)
     process.stdout.write(`${label}: ${perSecond(result.ours)} documents tagged/s; baseline ${perSecond(result.baseline)}/s\n`)
-    return { documentsPerSecond: perSecond(result.ours), baselinePerSecond: perSecond(result.baseline), ratio: Math.round((result.baseline / result.ours) * 1000) / 1000 }
+    return {
+      documentsPerSecond: perSecond(result.ours),
+      baselinePerSecond: perSecond(result.baseline),
+      ratio: Math.round((result.baseline / result.ours) * 1000) / 1000
+    }
   }
   figures.embedded = line("embedded", await Effect.runPromise(measure(testDatabase("pglite"))))
   if (postgresAvailable) figures.server = line("server  ", await Effect.runPromise(measure(testDatabase("postgres"))))

@@ -42,7 +42,10 @@ const progressBar = (label: string, progress: number | null, state: string) => {
 const indexFolder = (client: QuarryClient, directory: string, project: string) =>
   Effect.gen(function* () {
     const { scan, index } = yield* client.scanAndIndex({ path: directory, options: { defaultProject: project } })
-    const labels = new Map([[scan.id, "scan"], [index.id, "index"]])
+    const labels = new Map([
+      [scan.id, "scan"],
+      [index.id, "index"]
+    ])
     const lines = new Map<string, string>()
     yield* client.watchManyTasks({ ids: [scan.id, index.id] }).pipe(
       Stream.runForEach((task) =>
@@ -76,7 +79,9 @@ const batchSearch = (client: QuarryClient, project: string) =>
 
 const program = Effect.gen(function* () {
   if (folder === undefined || queries.length === 0 || !transports.includes(values.transport)) {
-    return yield* Console.error("usage: index-and-search.ts <folder> <query>... [--url] [--user --password | --api-key] [--transport ndjson|msgpack|websocket]")
+    return yield* Console.error(
+      "usage: index-and-search.ts <folder> <query>... [--url] [--user --password | --api-key] [--transport ndjson|msgpack|websocket]"
+    )
   }
   const client = yield* makeQuarryClient({ url: values.url, credentials: credentials(), transport: values.transport as Transport })
   yield* indexFolder(client, path.resolve(folder), values.project)

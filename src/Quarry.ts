@@ -80,10 +80,7 @@ const organisationLayer = (documents: ReturnType<typeof documentsLayer>) =>
   ).pipe(Layer.provideMerge(Projects.Default.pipe(Layer.provide(ProjectRepo.Default))), Layer.provide(documents))
 
 /** Batch searches, and the repository their task kind writes to. */
-const batchSearchLayer = BatchSearches.Default.pipe(
-  Layer.provideMerge(BatchSearchRepo.Default),
-  Layer.provide(ProjectRepo.Default)
-)
+const batchSearchLayer = BatchSearches.Default.pipe(Layer.provideMerge(BatchSearchRepo.Default), Layer.provide(ProjectRepo.Default))
 
 /** Batch-search hits sent to review tasks, and reviewed documents tagged back in the index. */
 const reviewBridgeLayer = ReviewBridges.Default.pipe(Layer.provide(ReviewBridgeRepo.Default))
@@ -106,7 +103,16 @@ const batchDownloadLayer = BatchDownloads.Default.pipe(Layer.provide(ProjectRepo
 /** The whole service for one set of settings: database, services, and the HTTP server listening. */
 export const quarryLayer = (settings: SettingsShape) => {
   const documents = documentsLayer(settings)
-  const services = Layer.mergeAll(Health.Default, BuildInfo.Default, Deliverables.Default, documents, organisationLayer(documents), authenticatorLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }), NerPool.Default)
+  const services = Layer.mergeAll(
+    Health.Default,
+    BuildInfo.Default,
+    Deliverables.Default,
+    documents,
+    organisationLayer(documents),
+    authenticatorLayer(settings),
+    engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }),
+    NerPool.Default
+  )
   // A front end in webRoot is served below every API route: its catch-all route comes last.
   const routes = settings.webRoot === undefined ? allRoutes : [...allRoutes, webRootRoute]
   const serve = Effect.flatMap(RpcEndpoint, (rpc) => serveHttp(routes, [rpc.mount]))
@@ -131,7 +137,9 @@ export const runServer = (settings: SettingsShape) => Layer.launch(quarryLayer(s
  */
 export const indexingLayer = (settings: SettingsShape) =>
   indexingKindsLayer.pipe(
-    Layer.provideMerge(Layer.merge(documentsLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))),
+    Layer.provideMerge(
+      Layer.merge(documentsLayer(settings), engineLayer({ parallelism: settings.parallelism, kindConcurrency: settings.taskConcurrency }))
+    ),
     Layer.provideMerge(migratedDatabase(settings)),
     Layer.provideMerge(Layer.succeed(Settings, settings))
   )

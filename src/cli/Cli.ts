@@ -20,7 +20,11 @@ const serve = (extraWords: ReadonlyArray<string>, options: Readonly<Record<strin
     return yield* runServer(settings).pipe(
       Effect.provide(settings.mode === "SERVER" ? Logger.json : Logger.pretty),
       Effect.catchIf(isListenError, (error) =>
-        Effect.fail(new CliFailure({ message: `cannot listen on ${settings.bind}:${settings.tcpListenPort} (--bind, --tcpListenPort): ${error.code}` }))
+        Effect.fail(
+          new CliFailure({
+            message: `cannot listen on ${settings.bind}:${settings.tcpListenPort} (--bind, --tcpListenPort): ${error.code}`
+          })
+        )
       )
     )
   })

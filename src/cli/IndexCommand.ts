@@ -23,7 +23,10 @@ const failure = (message: string) => new CliFailure({ message })
 /** `--stages SCAN,INDEX` as a list; a missing or unknown stage is a failure naming the ones there are. */
 export const parseStages = (value: string | undefined): Effect.Effect<ReadonlyArray<Stage>, CliFailure> => {
   if (value === undefined || value === "true") return Effect.fail(failure("--mode CLI needs --stages, e.g. --stages SCAN,INDEX"))
-  const names = value.split(",").map((name) => name.trim().toUpperCase()).filter((name) => name !== "")
+  const names = value
+    .split(",")
+    .map((name) => name.trim().toUpperCase())
+    .filter((name) => name !== "")
   const unknown = names.find((name) => !isStage(name))
   if (unknown !== undefined || names.length === 0) {
     return Effect.fail(failure(`unknown stage ${unknown ?? value} in --stages; CLI mode runs ${knownStages.join(", ")}`))
@@ -114,7 +117,10 @@ export const runIndexCommand = (extraWords: ReadonlyArray<string>, cliOptions: R
       return yield* failure(`the data folder ${directory} does not exist or is not a folder (--dataDir)`)
     }
     // Followed links stay in the data folder, as they do for an administrator's scan on the server.
-    const scanPayload = { ...(yield* scanPayloadOf(directory, settings.defaultProject, settings.values)), boundary: fs.realpathSync(directory) }
+    const scanPayload = {
+      ...(yield* scanPayloadOf(directory, settings.defaultProject, settings.values)),
+      boundary: fs.realpathSync(directory)
+    }
     const indexPayload = yield* indexPayloadOf(settings.values, { project: settings.defaultProject, parallelism: settings.parallelism })
 
     return yield* Effect.gen(function* () {
@@ -125,7 +131,11 @@ export const runIndexCommand = (extraWords: ReadonlyArray<string>, cliOptions: R
       const submitOptions = { userId: settings.defaultUserName }
       if (stages.includes("SCAN")) submitted.push(yield* engine.submit(ScanJob, scanPayload, submitOptions))
       if (stages.includes("INDEX")) submitted.push(yield* engine.submit(IndexJob, indexPayload, submitOptions))
-      const read = (task: Task) => Effect.map(jobs.find(task.id), Option.getOrElse(() => task))
+      const read = (task: Task) =>
+        Effect.map(
+          jobs.find(task.id),
+          Option.getOrElse(() => task)
+        )
       const output = progressOutput(process.stdout.isTTY === true)
       const queueKey = { project: indexPayload.project, queueName: queueOf(indexPayload) }
 

@@ -42,7 +42,11 @@ type ReviewAction = (
 
 const failure = (message: string) => new CliFailure({ message })
 
-const list = (value: string | undefined) => value?.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
+const list = (value: string | undefined) =>
+  value
+    ?.split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0)
 
 /** A positive integer option, undefined when absent. */
 const count = (options: Readonly<Record<string, string>>, name: string) =>
@@ -57,7 +61,8 @@ const count = (options: Readonly<Record<string, string>>, name: string) =>
 const fromBatchSearchPlan = (uuid: string, options: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
     const skipReviewed = options.skipReviewed
-    if (skipReviewed !== undefined && skipReviewed !== "true" && skipReviewed !== "false") return yield* failure("--skipReviewed takes no value; put it last")
+    if (skipReviewed !== undefined && skipReviewed !== "true" && skipReviewed !== "false")
+      return yield* failure("--skipReviewed takes no value; put it last")
     const request = {
       batchSearch: uuid,
       task: yield* count(options, "task"),
@@ -90,7 +95,9 @@ const planCommand = (words: ReadonlyArray<string>, options: Readonly<Record<stri
               ...request,
               ...(checkers.length > 0 ? { checkers: checkers.map((login) => ids.get(login)!) } : {})
             })
-            yield* Console.log(`task ${result.task} ${result.createdTask ? "created" : "extended"}: ${result.records} records added, ${result.skipped} hits skipped`)
+            yield* Console.log(
+              `task ${result.task} ${result.createdTask ? "created" : "extended"}: ${result.records} records added, ${result.skipped} hits skipped`
+            )
           })
       }
       case "tag-documents": {

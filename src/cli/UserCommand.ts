@@ -10,7 +10,8 @@ import { CliFailure } from "./CliFailure.ts"
 /** Options of `user add`; every other option is a setting (--dataSourceUrl…) and resolves as for `serve`. */
 const userOptionNames = new Set(["password", "email", "name", "projects", "admin"])
 
-const usage = "usage: quarry user add <login> --password <pw> [--email e] [--name n] [--projects a,b] [--admin] | user list | user remove <login>"
+const usage =
+  "usage: quarry user add <login> --password <pw> [--email e] [--name n] [--projects a,b] [--admin] | user list | user remove <login>"
 
 /** What a command line becomes once checked: work against Users. */
 type UserAction = Effect.Effect<void, InvalidUser | UserNotFound | SqlError.SqlError, Users>
@@ -21,7 +22,9 @@ const orDash = (value: string | null | undefined) => (value === null || value ==
 
 /** One tab-separated line: login, name, email, projects, roles. */
 const userLine = (user: StoredUser) =>
-  [user.login, orDash(user.name), orDash(user.email), orDash(projectsInDetails(user.details).join(",")), orDash(user.roles.join(","))].join("\t")
+  [user.login, orDash(user.name), orDash(user.email), orDash(projectsInDetails(user.details).join(",")), orDash(user.roles.join(","))].join(
+    "\t"
+  )
 
 const addUser = (login: string, options: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
@@ -31,7 +34,10 @@ const addUser = (login: string, options: Readonly<Record<string, string>>) =>
     if (admin !== undefined && admin !== "true" && admin !== "false") {
       return yield* failure("--admin takes no value; put it after the login")
     }
-    const projects = options.projects?.split(",").map((project) => project.trim()).filter((project) => project.length > 0)
+    const projects = options.projects
+      ?.split(",")
+      .map((project) => project.trim())
+      .filter((project) => project.length > 0)
     return Effect.gen(function* () {
       const { created } = yield* (yield* Users).add({
         login,
@@ -58,9 +64,7 @@ const planCommand = (words: ReadonlyArray<string>, options: Readonly<Record<stri
         return yield* addUser(login, options)
       case "list":
         if (login !== undefined) return yield* failure(usage)
-        return Effect.flatMap(Users, (users) => users.list()).pipe(
-          Effect.map((all) => all.forEach((user) => console.log(userLine(user))))
-        )
+        return Effect.flatMap(Users, (users) => users.list()).pipe(Effect.map((all) => all.forEach((user) => console.log(userLine(user)))))
       case "remove":
         if (login === undefined) return yield* failure(usage)
         return Effect.flatMap(Users, (users) => users.remove(login)).pipe(Effect.map(() => console.log(`user ${login} removed`)))

@@ -49,7 +49,8 @@ export const readBuildInfo = (directory: string): Effect.Effect<Readonly<Record<
     )
     if (Option.isNone(head) || head.value === "") return { "git.build.version": version }
     const [id = "", abbrev = "", time = "", message = ""] = head.value.split("\n")
-    const optional = (key: string, value: Option.Option<string>) => Option.match(value, { onNone: () => ({}), onSome: (text) => ({ [key]: text }) })
+    const optional = (key: string, value: Option.Option<string>) =>
+      Option.match(value, { onNone: () => ({}), onSome: (text) => ({ [key]: text }) })
     return {
       "git.build.version": version,
       "git.build.time": new Date().toISOString(),
@@ -58,7 +59,10 @@ export const readBuildInfo = (directory: string): Effect.Effect<Readonly<Record<
       "git.commit.time": time,
       "git.commit.message.short": message,
       "git.dirty": String(Option.exists(status, (text) => text !== "")),
-      "git.tags": Option.getOrElse(tags, () => "").split("\n").filter((tag) => tag !== "").join(","),
+      "git.tags": Option.getOrElse(tags, () => "")
+        .split("\n")
+        .filter((tag) => tag !== "")
+        .join(","),
       ...optional("git.branch", branch),
       ...optional("git.commit.id.describe", describe),
       ...optional("git.closest.tag.name", closestTag)

@@ -17,8 +17,10 @@ export interface OptionSpec {
   readonly isPath?: boolean
 }
 
-const oneOf = (...allowed: ReadonlyArray<string>) => (value: string) =>
-  allowed.includes(value) ? undefined : `must be one of ${allowed.join(", ")}`
+const oneOf =
+  (...allowed: ReadonlyArray<string>) =>
+  (value: string) =>
+    allowed.includes(value) ? undefined : `must be one of ${allowed.join(", ")}`
 
 const integerIn = (min: number, max: number) => (value: string) => {
   if (!/^\d+$/.test(value)) return `must be an integer between ${min} and ${max}`
@@ -29,9 +31,7 @@ const integerIn = (min: number, max: number) => (value: string) => {
 const booleanText = oneOf("true", "false")
 
 const dataSource = (value: string) =>
-  /^postgres(ql)?:\/\//.test(value) || /^pglite:.+/.test(value)
-    ? undefined
-    : "must be postgresql://… or pglite:<dir> or pglite:memory"
+  /^postgres(ql)?:\/\//.test(value) || /^pglite:.+/.test(value) ? undefined : "must be postgresql://… or pglite:<dir> or pglite:memory"
 
 const httpUrl = (value: string) => (/^https?:\/\/[^/]/.test(value) ? undefined : "must be an http:// or https:// URL")
 
@@ -68,7 +68,9 @@ export const parseSize = (value: string): number => {
 
 /** `no-cors`, `*`, or origins (`scheme://host[:port]`) separated by commas. */
 const corsText = (value: string) =>
-  value === "no-cors" || value === "*" || value.split(",").every((origin) => URL.canParse(origin.trim()) && new URL(origin.trim()).origin === origin.trim())
+  value === "no-cors" ||
+  value === "*" ||
+  value.split(",").every((origin) => URL.canParse(origin.trim()) && new URL(origin.trim()).origin === origin.trim())
     ? undefined
     : "must be no-cors, * or origins such as http://localhost:9090 separated by commas"
 
@@ -76,10 +78,20 @@ const home = os.homedir()
 const defaultParallelism = String(Math.max(2, os.cpus().length))
 
 export const optionSpecs: ReadonlyArray<OptionSpec> = [
-  { name: "mode", defaultValue: "LOCAL", description: "LOCAL (one local user) or SERVER (authenticated users)", check: oneOf("LOCAL", "SERVER") },
+  {
+    name: "mode",
+    defaultValue: "LOCAL",
+    description: "LOCAL (one local user) or SERVER (authenticated users)",
+    check: oneOf("LOCAL", "SERVER")
+  },
   { name: "tcpListenPort", defaultValue: "8080", description: "HTTP port (0 picks a free one)", check: integerIn(0, 65535) },
   { name: "bind", defaultValue: "127.0.0.1", description: "address the HTTP server listens on", check: nonEmpty },
-  { name: "dataDir", defaultValue: path.join(home, "Datashare"), description: "root folder of the documents to index and browse", isPath: true },
+  {
+    name: "dataDir",
+    defaultValue: path.join(home, "Datashare"),
+    description: "root folder of the documents to index and browse",
+    isPath: true
+  },
   {
     name: "dataSourceUrl",
     defaultValue: `pglite:${path.join(home, ".local", "share", "quarry", "db")}`,
@@ -87,7 +99,12 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
     check: dataSource
   },
   { name: "elasticsearchAddress", description: "Elasticsearch URL; unset means PostgreSQL full-text search", check: httpUrl },
-  { name: "defaultProject", defaultValue: "local-datashare", description: "project used by indexing and named-entity tasks", check: nonEmpty },
+  {
+    name: "defaultProject",
+    defaultValue: "local-datashare",
+    description: "project used by indexing and named-entity tasks",
+    check: nonEmpty
+  },
   { name: "defaultUserName", defaultValue: "local", description: "the user of LOCAL mode", check: nonEmpty },
   { name: "settings", description: "settings file (Java properties: key=value lines, # comments); -s for short", isPath: true },
   {
@@ -100,29 +117,86 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
     name: "allowedHosts",
     description: "host names besides localhost, IP addresses and bind that requests may name in Host, separated by commas; * for any"
   },
-  { name: "authFailureWindowSeconds", defaultValue: "60", description: "window in which failed password sign-ins are counted per login and address", check: integerIn(1, 86_400) },
+  {
+    name: "authFailureWindowSeconds",
+    defaultValue: "60",
+    description: "window in which failed password sign-ins are counted per login and address",
+    check: integerIn(1, 86_400)
+  },
   { name: "pluginsDir", description: "folder of installed front-end plugins", isPath: true },
   { name: "extensionsDir", description: "folder of installed server extensions", isPath: true },
-  { name: "webRoot", description: "folder of a built front end (the Datashare client, Prophecies) served at / instead of Quarry's page", isPath: true },
-  { name: "deliverablesRegistry", description: "JSON file listing the installable plugins and extensions, instead of the shipped one", isPath: true },
-  { name: "deliverableMaxSize", defaultValue: "500M", description: "largest plugin or extension download, and largest unpacked plugin", check: sizeText },
-  { name: "deliverableDownloadTimeout", defaultValue: "600", description: "seconds a plugin or extension download may take", check: integerIn(1, 86_400) },
+  {
+    name: "webRoot",
+    description: "folder of a built front end (the Datashare client, Prophecies) served at / instead of Quarry's page",
+    isPath: true
+  },
+  {
+    name: "deliverablesRegistry",
+    description: "JSON file listing the installable plugins and extensions, instead of the shipped one",
+    isPath: true
+  },
+  {
+    name: "deliverableMaxSize",
+    defaultValue: "500M",
+    description: "largest plugin or extension download, and largest unpacked plugin",
+    check: sizeText
+  },
+  {
+    name: "deliverableDownloadTimeout",
+    defaultValue: "600",
+    description: "seconds a plugin or extension download may take",
+    check: integerIn(1, 86_400)
+  },
   {
     name: "batchDownloadDir",
     defaultValue: path.join(home, ".local", "share", "quarry", "downloads"),
     description: "folder of batch download archives",
     isPath: true
   },
-  { name: "batchDownloadMaxNbFiles", defaultValue: "10000", description: "most files in one batch download", check: integerIn(1, 10_000_000) },
+  {
+    name: "batchDownloadMaxNbFiles",
+    defaultValue: "10000",
+    description: "most files in one batch download",
+    check: integerIn(1, 10_000_000)
+  },
   { name: "batchDownloadMaxSize", defaultValue: "100M", description: "largest batch download archive", check: sizeText },
-  { name: "batchDownloadTimeToLive", defaultValue: "24", description: "hours a batch download archive is kept", check: integerIn(1, 1_000_000) },
-  { name: "batchDownloadEncrypt", defaultValue: "false", description: "encrypt batch download archives (AES) with a password per archive", check: booleanText },
-  { name: "parallelism", defaultValue: defaultParallelism, description: "tasks run at once, and indexing workers", check: integerIn(1, 1024) },
-  { name: "taskConcurrency", description: "tasks of one kind run at once, overriding parallelism (e.g. index=1,batchSearch=2)", check: kindConcurrencyText },
+  {
+    name: "batchDownloadTimeToLive",
+    defaultValue: "24",
+    description: "hours a batch download archive is kept",
+    check: integerIn(1, 1_000_000)
+  },
+  {
+    name: "batchDownloadEncrypt",
+    defaultValue: "false",
+    description: "encrypt batch download archives (AES) with a password per archive",
+    check: booleanText
+  },
+  {
+    name: "parallelism",
+    defaultValue: defaultParallelism,
+    description: "tasks run at once, and indexing workers",
+    check: integerIn(1, 1024)
+  },
+  {
+    name: "taskConcurrency",
+    description: "tasks of one kind run at once, overriding parallelism (e.g. index=1,batchSearch=2)",
+    check: kindConcurrencyText
+  },
   { name: "parserParallelism", defaultValue: "1", description: "text extraction workers per index task", check: integerIn(1, 1024) },
   { name: "nlpParallelism", defaultValue: "1", description: "named-entity workers per task", check: integerIn(1, 1024) },
-  { name: "sessionTtlSeconds", defaultValue: "43200", description: "lifetime of a SERVER-mode session", check: integerIn(1, 2_147_483_647) },
-  { name: "protectedUriPrefix", defaultValue: "/api/", description: "paths that need authentication in SERVER mode", check: absoluteUrlPath },
+  {
+    name: "sessionTtlSeconds",
+    defaultValue: "43200",
+    description: "lifetime of a SERVER-mode session",
+    check: integerIn(1, 2_147_483_647)
+  },
+  {
+    name: "protectedUriPrefix",
+    defaultValue: "/api/",
+    description: "paths that need authentication in SERVER mode",
+    check: absoluteUrlPath
+  },
   { name: "queueName", defaultValue: "extract:queue", description: "name of the document queue" },
   { name: "scrollSize", defaultValue: "1000", description: "documents per scroll page", check: integerIn(1, 100_000) },
   { name: "scrollSlices", defaultValue: "1", description: "parallel scroll slices", check: integerIn(1, 1024) },

@@ -88,10 +88,16 @@ const escapeChar = (char: string) => {
 
 /** Escapes only what the parser needs, so that hand-edited files stay readable. */
 const escapeKey = (key: string) =>
-  key.split("").map((char, index) => ("=: ".includes(char) || ("#!".includes(char) && index === 0) ? `\\${char}` : escapeChar(char))).join("")
+  key
+    .split("")
+    .map((char, index) => ("=: ".includes(char) || ("#!".includes(char) && index === 0) ? `\\${char}` : escapeChar(char)))
+    .join("")
 
 const escapeValue = (value: string) =>
-  value.split("").map((char, index) => (char === " " && (index === 0 || index === value.length - 1) ? "\\ " : escapeChar(char))).join("")
+  value
+    .split("")
+    .map((char, index) => (char === " " && (index === 0 || index === value.length - 1) ? "\\ " : escapeChar(char)))
+    .join("")
 
 /** One `key=value` line per entry, sorted by key; `parseProperties` reads it back unchanged. */
 export const formatProperties = (values: Readonly<Record<string, string>>): string =>

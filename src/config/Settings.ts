@@ -106,7 +106,10 @@ const makeSettings = (values: Readonly<Record<string, string>>, writableFile: st
     defaultUserName: required("defaultUserName"),
     cors: required("cors"),
     /** Lowercase host names that Host may name besides localhost, IP addresses and `bind`. */
-    allowedHosts: (values.allowedHosts ?? "").split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== ""),
+    allowedHosts: (values.allowedHosts ?? "")
+      .split(",")
+      .map((name) => name.trim().toLowerCase())
+      .filter((name) => name !== ""),
     authFailureWindowSeconds: integer("authFailureWindowSeconds"),
     pluginsDir: text("pluginsDir"),
     extensionsDir: text("extensionsDir"),
@@ -142,12 +145,10 @@ const hiddenFromPublic = /Address|Secret|Url|Key/
 /** GET /settings: every running setting but those naming addresses, secrets, URLs and keys (case-sensitive). */
 export const publicSettings = (settings: SettingsShape) =>
   SynchronizedRef.get(settings.current).pipe(
-    Effect.map(
-      (values): Record<string, string> => ({
-        ...Object.fromEntries(Object.entries(values).filter(([name]) => !hiddenFromPublic.test(name))),
-        pathSeparator: path.sep
-      })
-    )
+    Effect.map((values): Record<string, string> => ({
+      ...Object.fromEntries(Object.entries(values).filter(([name]) => !hiddenFromPublic.test(name))),
+      pathSeparator: path.sep
+    }))
   )
 
 /**

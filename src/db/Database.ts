@@ -84,7 +84,11 @@ const embedded = (location: string) =>
           worker.postMessage("stop")
         }).pipe(
           // A thread that does not stop in time is ended; PGlite's files are written at each commit.
-          Effect.timeoutTo({ duration: "30 seconds", onSuccess: Effect.succeed, onTimeout: () => Effect.promise(() => worker.terminate()) }),
+          Effect.timeoutTo({
+            duration: "30 seconds",
+            onSuccess: Effect.succeed,
+            onTimeout: () => Effect.promise(() => worker.terminate())
+          }),
           Effect.flatten,
           Effect.asVoid
         )
@@ -119,7 +123,10 @@ export const databaseLayer = (dataSourceUrl: string) => {
             // Bind made that statement fail or lose its write. Statements queue on the pool instead.
             // Waiting for that connection is the queue itself, so a long wait is no failure: an index task's statement
             // that waited behind searches and a scan for ten seconds ended the whole task.
-            clientLayer({ host, port, database: "postgres", username: "postgres", maxConnections: 1, connectTimeout: "2 minutes" }, dataSourceUrl),
+            clientLayer(
+              { host, port, database: "postgres", username: "postgres", maxConnections: 1, connectTimeout: "2 minutes" },
+              dataSourceUrl
+            ),
             Layer.succeed(DatabaseInfo, { kind: "pglite", deliversNotifications: false }),
             InteractiveFirst.Default
           )

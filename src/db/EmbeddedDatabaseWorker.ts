@@ -17,15 +17,12 @@ export interface EmbeddedDatabaseWorkerData {
 }
 
 export type EmbeddedDatabaseWorkerMessage =
-  | { readonly ready: true; readonly host: string; readonly port: number }
-  | { readonly failed: true; readonly reason: string }
+  { readonly ready: true; readonly host: string; readonly port: number } | { readonly failed: true; readonly reason: string }
 
 const post = (message: EmbeddedDatabaseWorkerMessage) => parentPort?.postMessage(message)
 
 const start = async ({ directory }: EmbeddedDatabaseWorkerData) => {
-  const db = await PGlite.create(
-    directory === undefined ? { extensions: { pg_trgm } } : { dataDir: directory, extensions: { pg_trgm } }
-  )
+  const db = await PGlite.create(directory === undefined ? { extensions: { pg_trgm } } : { dataDir: directory, extensions: { pg_trgm } })
   // Room for more than one connection, so that a client reconnecting after a drop is not refused; the main
   // thread's pool itself keeps to one (see databaseLayer).
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 })

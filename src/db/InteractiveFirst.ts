@@ -17,13 +17,18 @@ export class InteractiveFirst extends Effect.Service<InteractiveFirst>()("quarry
     /** `effect`, during which background writes hold back. */
     const interactive = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.acquireUseRelease(
-        Effect.flatMap(Effect.sync(() => ++running), () => noneRunning.close),
+        Effect.flatMap(
+          Effect.sync(() => ++running),
+          () => noneRunning.close
+        ),
         () => effect,
         () => Effect.suspend(() => (--running === 0 ? noneRunning.open : Effect.void))
       )
 
     /** Waits until no interactive work runs, or `maxYieldMillis` at most. */
-    const backgroundTurn = noneRunning.await.pipe(Effect.timeoutTo({ duration: maxYieldMillis, onSuccess: () => undefined, onTimeout: () => undefined }))
+    const backgroundTurn = noneRunning.await.pipe(
+      Effect.timeoutTo({ duration: maxYieldMillis, onSuccess: () => undefined, onTimeout: () => undefined })
+    )
 
     return { interactive, backgroundTurn }
   })

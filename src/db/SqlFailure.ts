@@ -19,10 +19,12 @@ type DyingOnSqlError<M> = M extends (...args: infer P) => Effect.Effect<infer A,
 
 /** A repository whose every method dies on a failed statement; see `dieOnSqlError`. */
 export const dieOnSqlErrors = <T extends Record<string, Method>>(repository: T): { readonly [K in keyof T]: DyingOnSqlError<T[K]> } =>
-  Object.fromEntries(
-    Object.entries(repository).map(([name, method]) => [name, (...args: never[]) => dieOnSqlError(method(...args))])
-  ) as { readonly [K in keyof T]: DyingOnSqlError<T[K]> }
+  Object.fromEntries(Object.entries(repository).map(([name, method]) => [name, (...args: never[]) => dieOnSqlError(method(...args))])) as {
+    readonly [K in keyof T]: DyingOnSqlError<T[K]>
+  }
 
 /** Runs `effect` in one transaction (or in the caller's), a failure to begin or commit being a defect too. */
-export const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R | SqlClient.SqlClient> =>
+export const inTransaction = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R | SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => dieOnSqlError(sql.withTransaction(effect)))

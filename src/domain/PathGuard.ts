@@ -31,7 +31,9 @@ export const isWithin = (folder: string, candidate: string) => {
 export const realPath = (target: string): Effect.Effect<string> =>
   Effect.tryPromise(() => fs.realpath(target)).pipe(
     Effect.orElse(() =>
-      path.dirname(target) === target ? Effect.succeed(target) : Effect.map(realPath(path.dirname(target)), (parent) => path.join(parent, path.basename(target)))
+      path.dirname(target) === target
+        ? Effect.succeed(target)
+        : Effect.map(realPath(path.dirname(target)), (parent) => path.join(parent, path.basename(target)))
     )
   )
 
@@ -53,9 +55,7 @@ export interface GuardOptions {
 
 /** Only the refusals the options make possible, so that callers handle no error that cannot happen. */
 type GuardError<O extends GuardOptions> =
-  | PathOutside
-  | (O["missing"] extends "refused" ? PathMissing : never)
-  | (O["links"] extends "refuse" ? PathThroughLink : never)
+  PathOutside | (O["missing"] extends "refused" ? PathMissing : never) | (O["links"] extends "refuse" ? PathThroughLink : never)
 
 /**
  * The real path of `requested` (absolute), refused unless it is in `folder` both as written (in the folder as named or
@@ -75,7 +75,9 @@ const check = (folder: string, requested: string, options: GuardOptions) =>
       Effect.catchAll(({ error }) => {
         if (options.missing === "allowed") return realPath(target)
         if (!isMissing(error)) return Effect.fail(outside)
-        return Effect.flatMap(realPath(target), (real) => Effect.fail(isWithin(realRoot, real) ? new PathMissing({ path: target }) : outside))
+        return Effect.flatMap(realPath(target), (real) =>
+          Effect.fail(isWithin(realRoot, real) ? new PathMissing({ path: target }) : outside)
+        )
       })
     )
     if (!isWithin(realRoot, resolved)) return yield* outside
@@ -90,9 +92,11 @@ const check = (folder: string, requested: string, options: GuardOptions) =>
  * so is a name that is the folder itself.
  */
 export const memberPath = (folder: string, name: string): Either.Either<string, PathInvalid | PathOutside> => {
-  if (name === "" || name.includes("\0") || name.includes("\\") || path.posix.isAbsolute(name)) return Either.left(new PathInvalid({ path: name }))
+  if (name === "" || name.includes("\0") || name.includes("\\") || path.posix.isAbsolute(name))
+    return Either.left(new PathInvalid({ path: name }))
   const root = path.resolve(folder)
   const target = path.resolve(root, name)
-  if (name.split("/").includes("..") || target === root || !isWithin(root, target)) return Either.left(new PathOutside({ path: name, folder: root }))
+  if (name.split("/").includes("..") || target === root || !isWithin(root, target))
+    return Either.left(new PathOutside({ path: name, folder: root }))
   return Either.right(target)
 }

@@ -15,8 +15,10 @@ interface RunningKind {
 /** At most this many tasks are claimed in one statement. */
 const maxClaimBatch = 64
 
-const logFailure = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.catchAllCause((cause) => Effect.logWarning(`${what} failed`, cause)))
+const logFailure =
+  (what: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.catchAllCause((cause) => Effect.logWarning(`${what} failed`, cause)))
 
 /** Runs `effect` every `interval`, forever, in the current scope; a failed round is logged and the next one runs. */
 const every = <E, R>(interval: Duration.Duration, what: string, effect: Effect.Effect<unknown, E, R>) =>
@@ -163,7 +165,13 @@ export class Engine extends Effect.Service<Engine>()("quarry/Engine", {
       // Ids end task names and appear in URLs and notifications: no `@`, no spaces, nothing to escape.
       if (!/^[A-Za-z0-9._~-]+$/.test(id)) return yield* Effect.dieMessage(`task id ${JSON.stringify(id)} is not URL-safe`)
       const encoded = yield* Schema.encode(kind.payload)(payload).pipe(Effect.orDie)
-      const task = yield* queue.enqueue({ id, name: taskName(kind.runnerType, id), kind: kind.name, userId: options.userId, payload: encoded })
+      const task = yield* queue.enqueue({
+        id,
+        name: taskName(kind.runnerType, id),
+        kind: kind.name,
+        userId: options.userId,
+        payload: encoded
+      })
       yield* wake(kind.name)
       return task
     })

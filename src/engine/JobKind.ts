@@ -41,7 +41,12 @@ export interface JobKind<P extends AnySchema, S extends AnySchema, E extends Any
 
 const parseText = (error: ParseResult.ParseError) => ParseResult.TreeFormatter.formatErrorSync(error)
 
-export const make = <P extends AnySchema, S extends AnySchema, E extends AnyErrorSchema, C extends AnySchema = typeof Schema.Unknown>(options: {
+export const make = <
+  P extends AnySchema,
+  S extends AnySchema,
+  E extends AnyErrorSchema,
+  C extends AnySchema = typeof Schema.Unknown
+>(options: {
   readonly name: string
   readonly runnerType?: string
   readonly payload: P

@@ -161,8 +161,14 @@ export class JobQueue extends Effect.Service<JobQueue>()("quarry/JobQueue", {
         SELECT id, kind, state,
           CASE WHEN state = 'QUEUED' THEN ${notify("queued")} ELSE ${notify("finished")} END
         FROM reaped`
-      yield* announce("queued", rows.filter((row) => row.state === "QUEUED"))
-      yield* announce("finished", rows.filter((row) => row.state !== "QUEUED"))
+      yield* announce(
+        "queued",
+        rows.filter((row) => row.state === "QUEUED")
+      )
+      yield* announce(
+        "finished",
+        rows.filter((row) => row.state !== "QUEUED")
+      )
       return rows.length
     })
 
@@ -230,8 +236,25 @@ export class JobQueue extends Effect.Service<JobQueue>()("quarry/JobQueue", {
     })
 
     return {
-      enqueue, claim, heartbeat, progress, checkpoint, complete, fail, cancel, cancelAllOf, release, reap,
-      runningAttempt, fillingQueue, runningFor, find, listOwnedBy, deleteFinishedOf, deleteIfFinished, isCancelled
+      enqueue,
+      claim,
+      heartbeat,
+      progress,
+      checkpoint,
+      complete,
+      fail,
+      cancel,
+      cancelAllOf,
+      release,
+      reap,
+      runningAttempt,
+      fillingQueue,
+      runningFor,
+      find,
+      listOwnedBy,
+      deleteFinishedOf,
+      deleteIfFinished,
+      isCancelled
     }
   })
 }) {}

@@ -30,25 +30,67 @@ export const mime = {
 } as const
 
 const byExtension: Readonly<Record<string, string>> = {
-  txt: mime.text, text: mime.text, log: mime.text, md: "text/markdown", csv: mime.csv, tsv: "text/tab-separated-values",
-  json: mime.json, xml: mime.xml, html: mime.html, htm: mime.html, xhtml: mime.xhtml, pdf: mime.pdf, rtf: mime.rtf,
-  eml: mime.email, mbox: mime.mbox, zip: mime.zip, tar: mime.tar, gz: mime.gzip, tgz: mime.gzip,
-  docx: mime.docx, xlsx: mime.xlsx, pptx: mime.pptx, odt: mime.odt, ods: mime.ods, odp: mime.odp,
-  doc: "application/msword", xls: "application/vnd.ms-excel", ppt: "application/vnd.ms-powerpoint",
-  msg: "application/vnd.ms-outlook", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif",
-  tif: "image/tiff", tiff: "image/tiff", bmp: "image/bmp"
+  txt: mime.text,
+  text: mime.text,
+  log: mime.text,
+  md: "text/markdown",
+  csv: mime.csv,
+  tsv: "text/tab-separated-values",
+  json: mime.json,
+  xml: mime.xml,
+  html: mime.html,
+  htm: mime.html,
+  xhtml: mime.xhtml,
+  pdf: mime.pdf,
+  rtf: mime.rtf,
+  eml: mime.email,
+  mbox: mime.mbox,
+  zip: mime.zip,
+  tar: mime.tar,
+  gz: mime.gzip,
+  tgz: mime.gzip,
+  docx: mime.docx,
+  xlsx: mime.xlsx,
+  pptx: mime.pptx,
+  odt: mime.odt,
+  ods: mime.ods,
+  odp: mime.odp,
+  doc: "application/msword",
+  xls: "application/vnd.ms-excel",
+  ppt: "application/vnd.ms-powerpoint",
+  msg: "application/vnd.ms-outlook",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  tif: "image/tiff",
+  tiff: "image/tiff",
+  bmp: "image/bmp"
 }
 
 /** The usual extension of each content type: the first extension naming it above. */
 const extensionOf: ReadonlyMap<string, string> = new Map(
-  Object.entries(byExtension).reverse().map(([extension, type]) => [type, extension] as const)
+  Object.entries(byExtension)
+    .reverse()
+    .map(([extension, type]) => [type, extension] as const)
 )
 
 /** The extension a file of this content type would have (`bin` when none is known), without the dot. */
 export const extensionFor = (contentType: string) => extensionOf.get(contentType) ?? "bin"
 
 // Formats the extension may name only when the bytes themselves are text.
-const textual = new Set<string>([mime.text, mime.csv, mime.json, mime.xml, mime.html, mime.xhtml, "text/markdown", "text/tab-separated-values", mime.email, mime.mbox])
+const textual = new Set<string>([
+  mime.text,
+  mime.csv,
+  mime.json,
+  mime.xml,
+  mime.html,
+  mime.xhtml,
+  "text/markdown",
+  "text/tab-separated-values",
+  mime.email,
+  mime.mbox
+])
 
 const extensionType = (name: string) => byExtension[path.extname(name).slice(1).toLowerCase()]
 
@@ -70,7 +112,9 @@ const mailHeaders = /^(from|to|cc|subject|date|message-id|received|mime-version|
 
 /** Text formats recognised from their first characters (file-type only reads binary signatures). */
 const sniffText = (head: Uint8Array): string | undefined => {
-  const sample = Buffer.from(head.subarray(0, 2048)).toString("latin1").replace(/^\uFEFF|^\xEF\xBB\xBF/, "")
+  const sample = Buffer.from(head.subarray(0, 2048))
+    .toString("latin1")
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, "")
   const start = sample.trimStart().slice(0, 512).toLowerCase()
   if (start.startsWith("{\\rtf")) return mime.rtf
   if (start.startsWith("<!doctype html") || start.startsWith("<html") || /<(head|body)[\s>]/.test(start)) return mime.html
@@ -124,7 +168,9 @@ export const detectContentType = (source: Source, name: string) =>
 const zipPackageType = (source: Source) =>
   zipEntryNames(source).pipe(
     Effect.flatMap((names) =>
-      names.includes("mimetype") ? odfMimetype(source).pipe(Effect.map((type) => packageType(names, type))) : Effect.succeed(packageType(names, undefined))
+      names.includes("mimetype")
+        ? odfMimetype(source).pipe(Effect.map((type) => packageType(names, type)))
+        : Effect.succeed(packageType(names, undefined))
     ),
     Effect.orElseSucceed(() => mime.zip)
   )

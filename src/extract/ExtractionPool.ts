@@ -18,18 +18,39 @@ export interface OffThreadSizes {
 
 const defaultSizes: OffThreadSizes = { anyBytes: 256 * 1024, slowTypeBytes: 64 * 1024 }
 
-const slowExtensions = new Set([".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp", ".zip", ".tar", ".gz", ".tgz", ".mbox"])
+const slowExtensions = new Set([
+  ".pdf",
+  ".doc",
+  ".docx",
+  ".xls",
+  ".xlsx",
+  ".ppt",
+  ".pptx",
+  ".odt",
+  ".ods",
+  ".odp",
+  ".zip",
+  ".tar",
+  ".gz",
+  ".tgz",
+  ".mbox"
+])
 
 const make = (sizes: OffThreadSizes) =>
   Effect.gen(function* () {
     const extractor = yield* Extractor
-    const pool = yield* makeWorkerPool<ExtractionRequest, ExtractionAnswer>(new URL("./ExtractionWorker.ts", import.meta.url), os.availableParallelism())
+    const pool = yield* makeWorkerPool<ExtractionRequest, ExtractionAnswer>(
+      new URL("./ExtractionWorker.ts", import.meta.url),
+      os.availableParallelism()
+    )
 
     const onWorker = (filePath: string, options: ExtractOptions) =>
       pool.run({ path: filePath, options }).pipe(
         // A thread that died on a file (out of memory on a hostile one) leaves that file unread, not the task failed.
         Effect.mapError((error) => new DocumentUnreadable({ path: path.resolve(filePath), reason: error.message })),
-        Effect.flatMap((answer) => ("document" in answer ? Effect.succeed(answer.document) : Effect.fail(new DocumentUnreadable(answer.unreadable))))
+        Effect.flatMap((answer) =>
+          "document" in answer ? Effect.succeed(answer.document) : Effect.fail(new DocumentUnreadable(answer.unreadable))
+        )
       )
 
     const extract = Effect.fn("ExtractionPool.extract")(function* (filePath: string, options: ExtractOptions) {

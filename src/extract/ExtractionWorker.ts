@@ -14,7 +14,8 @@ export interface ExtractionRequest {
 }
 
 /** The document tree, or why the file could not be read at all (the only failure of Extractor.extract). */
-export type ExtractionAnswer = { readonly document: ExtractedDocument } | { readonly unreadable: { readonly path: string; readonly reason: string } }
+export type ExtractionAnswer =
+  { readonly document: ExtractedDocument } | { readonly unreadable: { readonly path: string; readonly reason: string } }
 
 const runtime = ManagedRuntime.make(Extractor.Default)
 

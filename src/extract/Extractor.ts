@@ -115,17 +115,28 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
       Effect.gen(function* () {
         const name = node.name ?? ""
         const digests = yield* digestSource(node.source, run.options.project).pipe(
-          Effect.mapError((error) => new DocumentUnreadable({ path: node.depth === 0 ? run.path : `${run.path} (${name})`, reason: error.reason }))
+          Effect.mapError(
+            (error) => new DocumentUnreadable({ path: node.depth === 0 ? run.path : `${run.path} (${name})`, reason: error.reason })
+          )
         )
         const id =
           node.parentId === undefined
             ? digests.digest
-            : embeddedDocumentId({ digest: digests.digest, parentId: node.parentId, relationshipId: node.relationshipId, resourceName: node.name })
+            : embeddedDocumentId({
+                digest: digests.digest,
+                parentId: node.parentId,
+                relationshipId: node.relationshipId,
+                resourceName: node.name
+              })
         const children: Array<ExtractedDocument> = []
-        const detected = node.contentType === undefined ? yield* Effect.either(detectContentType(node.source, name)) : Either.right(node.contentType)
+        const detected =
+          node.contentType === undefined ? yield* Effect.either(detectContentType(node.source, name)) : Either.right(node.contentType)
         const contentType = Either.getOrElse(detected, () => "unknown")
         if (run.wanted !== undefined && node.parentId !== undefined && id === run.wanted.id) {
-          yield* Deferred.complete(run.wanted.found, Effect.map(readAll(node.source, run.limits.maxFileBytes), (bytes) => ({ bytes, contentType })))
+          yield* Deferred.complete(
+            run.wanted.found,
+            Effect.map(readAll(node.source, run.limits.maxFileBytes), (bytes) => ({ bytes, contentType }))
+          )
         }
         const context: ParseContext = {
           name,
@@ -238,10 +249,15 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
       const found = yield* Deferred.make<EmbeddedBytes, ExtractionFailed>()
       const notFound = new EmbeddedNotFound({ path: rootPath, id })
       const extraction = extractFile(rootPath, options, { id, found }).pipe(
-        Effect.zipRight(Effect.flatMap(Deferred.poll(found), Option.match({
-          onNone: (): Effect.Effect<EmbeddedBytes, ExtractionFailed | EmbeddedNotFound> => Effect.fail(notFound),
-          onSome: (bytes) => bytes
-        })))
+        Effect.zipRight(
+          Effect.flatMap(
+            Deferred.poll(found),
+            Option.match({
+              onNone: (): Effect.Effect<EmbeddedBytes, ExtractionFailed | EmbeddedNotFound> => Effect.fail(notFound),
+              onSome: (bytes) => bytes
+            })
+          )
+        )
       )
       return yield* Effect.raceFirst(Deferred.await(found), extraction)
     })

@@ -50,7 +50,11 @@ export const diskSource = (file: string, wholeUpTo: number): Effect.Effect<Sourc
       }
     },
     catch: (cause) => new ExtractionFailed({ reason: describe(cause) })
-  }).pipe(Effect.flatMap((source) => (source === undefined ? Effect.fail(new ExtractionFailed({ reason: "not a regular file" })) : Effect.succeed(source))))
+  }).pipe(
+    Effect.flatMap((source) =>
+      source === undefined ? Effect.fail(new ExtractionFailed({ reason: "not a regular file" })) : Effect.succeed(source)
+    )
+  )
 
 /** The first `length` bytes (fewer for a shorter document). */
 export const readPrefix = (source: Source, length: number): Effect.Effect<Uint8Array, ExtractionFailed> => {
@@ -102,8 +106,7 @@ export const digestSource = (source: Source, project: string) => {
 
 export const tempPath = (dir: string) => path.join(dir, randomUUID())
 
-export const removeFile = (file: string) =>
-  Effect.tryPromise(() => rm(file, { force: true })).pipe(Effect.ignoreLogged)
+export const removeFile = (file: string) => Effect.tryPromise(() => rm(file, { force: true })).pipe(Effect.ignoreLogged)
 
 /** Counts bytes going through and stops the stream past `limit`, with `reason(count)` as the error. */
 export const byteLimiter = (limit: (count: number) => string | undefined) => {

@@ -7,7 +7,13 @@ import type { Source } from "./Source.ts"
 
 /** Zip reading over yauzl: the central directory first, then one member stream at a time. */
 
-const options: yauzl.Options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }
+const options: yauzl.Options = {
+  lazyEntries: true,
+  autoClose: false,
+  decodeStrings: true,
+  validateEntrySizes: true,
+  strictFileNames: false
+}
 
 /** An open zip, closed with the scope. */
 export const openZip = (source: Source) =>

@@ -34,7 +34,8 @@ const admit = (context: ParseContext, name: string, declared: number, compressed
 const limiter = (context: ParseContext, compressed: number | undefined) => {
   const start = context.budget.bytes
   return byteLimiter((count) => {
-    if (start + count > context.limits.maxTotalBytes) return `archive contents exceed ${context.limits.maxTotalBytes} bytes uncompressed: refused`
+    if (start + count > context.limits.maxTotalBytes)
+      return `archive contents exceed ${context.limits.maxTotalBytes} bytes uncompressed: refused`
     return compressed === undefined ? undefined : ratioExceeded(count, compressed, context.limits)
   })
 }
@@ -104,7 +105,12 @@ const extractTar: Parser = (source, context) =>
           }
           names.push(entry.header.name)
           yield* admit(context, entry.header.name, entry.header.size ?? 0, undefined)
-          yield* embedMember(context, Effect.sync(() => Readable.from(entry)), entry.header.name, undefined)
+          yield* embedMember(
+            context,
+            Effect.sync(() => Readable.from(entry)),
+            entry.header.name,
+            undefined
+          )
         }
         return { text: names.join("\n") }
       }),
@@ -133,7 +139,13 @@ const extractGzip: Parser = (source, context) =>
   Effect.gen(function* () {
     const name = gzipName(yield* readPrefix(source, 1024)) ?? decompressedName(context.name.split("/").pop() ?? context.name)
     yield* admit(context, name, 0, undefined)
-    yield* embedMember(context, Effect.sync(() => openStream(source)), name, sourceSize(source), [createGunzip()])
+    yield* embedMember(
+      context,
+      Effect.sync(() => openStream(source)),
+      name,
+      sourceSize(source),
+      [createGunzip()]
+    )
     return { text: "" }
   })
 

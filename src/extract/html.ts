@@ -24,8 +24,7 @@ const options: HtmlToTextOptions = {
 // Compiled once: `convert` compiles its options on every call, which costs more than converting a small page.
 const convert = compile(options)
 
-export const htmlToText = (html: string) =>
-  Effect.try({ try: () => convert(html), catch: failedTo("cannot convert the HTML") })
+export const htmlToText = (html: string) => Effect.try({ try: () => convert(html), catch: failedTo("cannot convert the HTML") })
 
 const entities: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " }
 const unescape = (text: string) =>
@@ -35,11 +34,13 @@ const unescape = (text: string) =>
     .trim()
 
 /** The charset a page declares for itself in its head. */
-const declaredCharset = (head: string) =>
-  /<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_:.-]+)/i.exec(head)?.[1]
+const declaredCharset = (head: string) => /<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_:.-]+)/i.exec(head)?.[1]
 
 const attribute = (tag: string, name: string) =>
-  new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i").exec(tag)?.slice(1).find((value) => value !== undefined)
+  new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i")
+    .exec(tag)
+    ?.slice(1)
+    .find((value) => value !== undefined)
 
 /** `<title>` and named `<meta>` tags, under the names Tika gives them (meta names as written). */
 const headMetadata = (html: string) => {

@@ -18,7 +18,9 @@ export const tesseractInstalled = (binary: string) =>
   run(binary, ["--version"], 10_000).pipe(
     Effect.as(true),
     Effect.catchAll((error) =>
-      Effect.logDebug(`OCR engine ${binary} unavailable: ${error.code === "ENOENT" ? "not installed" : error.message}`).pipe(Effect.as(false))
+      Effect.logDebug(`OCR engine ${binary} unavailable: ${error.code === "ENOENT" ? "not installed" : error.message}`).pipe(
+        Effect.as(false)
+      )
     )
   )
 
@@ -43,8 +45,7 @@ export const ocrParser =
   (source, context) =>
     Effect.gen(function* () {
       if (!context.options.ocr) return { text: "" }
-      if (!(yield* installed))
-        return yield* new ExtractionFailed({ reason: `OCR not available: the ${binary} binary is not installed` })
+      if (!(yield* installed)) return yield* new ExtractionFailed({ reason: `OCR not available: the ${binary} binary is not installed` })
       const language = parseLanguage(context.options.language ?? "eng")?.iso6392 ?? "eng"
       return yield* Effect.acquireUseRelease(
         onDisk(source, context.tempDir),

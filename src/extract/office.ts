@@ -29,7 +29,9 @@ const openPackage = (source: Source, limits: ExtractLimits) =>
       return yield* new ExtractionFailed({ reason: `the package expands to ${declared} bytes (limit ${limits.maxFileBytes})` })
     const part = (name: string) => {
       const entry = entries.get(name)
-      return entry === undefined ? Effect.succeed(undefined) : readEntry(zip, entry, limits).pipe(Effect.map((bytes) => bytes.toString("utf8")))
+      return entry === undefined
+        ? Effect.succeed(undefined)
+        : readEntry(zip, entry, limits).pipe(Effect.map((bytes) => bytes.toString("utf8")))
     }
     return { names: [...entries.keys()], part }
   })
@@ -39,7 +41,13 @@ type Package = Effect.Effect.Success<ReturnType<typeof openPackage>>
 const ooxmlMetadata = (pkg: Package) =>
   Effect.gen(function* () {
     const core = yield* xmlFields((yield* pkg.part("docProps/core.xml")) ?? "<x/>", [
-      "dc:title", "dc:creator", "cp:lastModifiedBy", "dc:subject", "cp:keywords", "dcterms:created", "dcterms:modified"
+      "dc:title",
+      "dc:creator",
+      "cp:lastModifiedBy",
+      "dc:subject",
+      "cp:keywords",
+      "dcterms:created",
+      "dcterms:modified"
     ])
     const app = yield* xmlFields((yield* pkg.part("docProps/app.xml")) ?? "<x/>", ["Pages", "Slides"])
     const pages = app["Pages"] ?? app["Slides"]
@@ -58,7 +66,15 @@ const ooxmlMetadata = (pkg: Package) =>
 const odfMetadata = (pkg: Package) =>
   Effect.gen(function* () {
     const xml = (yield* pkg.part("meta.xml")) ?? "<x/>"
-    const meta = yield* xmlFields(xml, ["dc:title", "meta:initial-creator", "dc:creator", "dc:subject", "meta:keyword", "meta:creation-date", "dc:date"])
+    const meta = yield* xmlFields(xml, [
+      "dc:title",
+      "meta:initial-creator",
+      "dc:creator",
+      "dc:subject",
+      "meta:keyword",
+      "meta:creation-date",
+      "dc:date"
+    ])
     let pages: number | undefined
     yield* walkXml(xml, {
       open: (name, attributes) => {
@@ -90,7 +106,10 @@ const docxText = (source: Source, limits: ExtractLimits) =>
 const xlsxText = (pkg: Package) =>
   Effect.gen(function* () {
     const strings = yield* sharedStrings((yield* pkg.part("xl/sharedStrings.xml")) ?? "<sst/>")
-    const sheets = yield* workbookSheets((yield* pkg.part("xl/workbook.xml")) ?? "<workbook/>", (yield* pkg.part("xl/_rels/workbook.xml.rels")) ?? "<r/>")
+    const sheets = yield* workbookSheets(
+      (yield* pkg.part("xl/workbook.xml")) ?? "<workbook/>",
+      (yield* pkg.part("xl/_rels/workbook.xml.rels")) ?? "<r/>"
+    )
     const texts: Array<string> = []
     for (const sheet of sheets) texts.push(`${sheet.name}\n${yield* sheetText((yield* pkg.part(sheet.part)) ?? "<r/>", strings)}`)
     return texts.join("\n\n")

@@ -20,7 +20,9 @@ const pdfFailure = (cause: unknown) =>
  */
 const openPdf = (bytes: Uint8Array) =>
   Effect.tryPromise({
-    try: async () => (await getResolvedPDFJS()).getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: true, verbosity: 0 }).promise,
+    try: async () =>
+      (await getResolvedPDFJS()).getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: true, verbosity: 0 })
+        .promise,
     catch: pdfFailure
   })
 

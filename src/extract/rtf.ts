@@ -11,14 +11,54 @@ import { readAll } from "./Source.ts"
 
 // Groups whose content is no document text: tables, pictures, embedded objects, headers and footers.
 const skipped = new Set([
-  "fonttbl", "colortbl", "stylesheet", "listtable", "listoverridetable", "pict", "object", "objdata", "themedata",
-  "datastore", "latentstyles", "rsidtbl", "xmlnstbl", "generator", "filetbl", "revtbl", "fldinst", "nonshppict",
-  "shp", "mmathPr", "pgdsctbl", "listtext", "pntext", "header", "footer", "headerl", "headerr", "footerl", "footerr"
+  "fonttbl",
+  "colortbl",
+  "stylesheet",
+  "listtable",
+  "listoverridetable",
+  "pict",
+  "object",
+  "objdata",
+  "themedata",
+  "datastore",
+  "latentstyles",
+  "rsidtbl",
+  "xmlnstbl",
+  "generator",
+  "filetbl",
+  "revtbl",
+  "fldinst",
+  "nonshppict",
+  "shp",
+  "mmathPr",
+  "pgdsctbl",
+  "listtext",
+  "pntext",
+  "header",
+  "footer",
+  "headerl",
+  "headerr",
+  "footerl",
+  "footerr"
 ])
 const infoFields = new Set(["title", "author", "operator", "subject", "keywords", "company", "creatim", "revtim"])
 const symbols: Readonly<Record<string, string>> = {
-  par: "\n", line: "\n", sect: "\n", page: "\n", row: "\n", tab: "\t", cell: "\t", emdash: "\u2014", endash: "\u2013",
-  lquote: "\u2018", rquote: "\u2019", ldblquote: "\u201c", rdblquote: "\u201d", bullet: "\u2022", emspace: " ", enspace: " "
+  par: "\n",
+  line: "\n",
+  sect: "\n",
+  page: "\n",
+  row: "\n",
+  tab: "\t",
+  cell: "\t",
+  emdash: "\u2014",
+  endash: "\u2013",
+  lquote: "\u2018",
+  rquote: "\u2019",
+  ldblquote: "\u201c",
+  rdblquote: "\u201d",
+  bullet: "\u2022",
+  emspace: " ",
+  enspace: " "
 }
 
 interface GroupState {
@@ -112,7 +152,9 @@ export const rtfToText = (rtf: string) => {
   flush()
   const date = (field: string) => {
     const parts = dates[field]
-    return parts?.["yr"] === undefined ? undefined : new Date(Date.UTC(parts["yr"], (parts["mo"] ?? 1) - 1, parts["dy"] ?? 1, parts["hr"] ?? 0, parts["min"] ?? 0))
+    return parts?.["yr"] === undefined
+      ? undefined
+      : new Date(Date.UTC(parts["yr"], (parts["mo"] ?? 1) - 1, parts["dy"] ?? 1, parts["hr"] ?? 0, parts["min"] ?? 0))
   }
   const metadata = documentMetadata({
     title: fields["title"],

@@ -131,9 +131,7 @@ export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>) => {
     return undefined
   }
   const pathExists = (path: string) =>
-    exact.has(`GET ${path}`) ||
-    routes.some((route) => route.path === path) ||
-    patterns.some((compiled) => compiled.pattern.test(path))
+    exact.has(`GET ${path}`) || routes.some((route) => route.path === path) || patterns.some((compiled) => compiled.pattern.test(path))
   return {
     routes,
     match: (method: string, path: string): Match<R> =>

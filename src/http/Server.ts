@@ -15,7 +15,10 @@ import type { Mount } from "../transport/Mount.ts"
 import { defaultMaxBodyBytes, makeRouter, type Route } from "./Router.ts"
 
 /** Where the server listens, once it does. */
-export class HttpServerInfo extends Context.Tag("quarry/HttpServerInfo")<HttpServerInfo, { readonly port: number; readonly url: string }>() {}
+export class HttpServerInfo extends Context.Tag("quarry/HttpServerInfo")<
+  HttpServerInfo,
+  { readonly port: number; readonly url: string }
+>() {}
 
 /**
  * The body, refused with 413 past `limit` bytes: at once when Content-Length says so, else as soon as the bytes read
@@ -44,13 +47,17 @@ const readBody = (request: http.IncomingMessage, limit: number) =>
 const legacyErrorBody = (_status: number, message: string): unknown => ({ error: message })
 
 /** An error answer in the shape of the route that failed (the legacy `{"error": message}` by default). */
-const errorAnswer = (shape: Route<unknown>["errorBody"]) => (status: number, message: string): HttpResponse =>
-  json((shape ?? legacyErrorBody)(status, message), status)
+const errorAnswer =
+  (shape: Route<unknown>["errorBody"]) =>
+  (status: number, message: string): HttpResponse =>
+    json((shape ?? legacyErrorBody)(status, message), status)
 
-const withHeaders = (headers: Readonly<Record<string, string>>) => (response: HttpResponse): HttpResponse => ({
-  ...response,
-  headers: { ...headers, ...response.headers }
-})
+const withHeaders =
+  (headers: Readonly<Record<string, string>>) =>
+  (response: HttpResponse): HttpResponse => ({
+    ...response,
+    headers: { ...headers, ...response.headers }
+  })
 
 const makeRequest = (
   incoming: http.IncomingMessage,
@@ -71,7 +78,8 @@ const makeRequest = (
     remoteAddress: incoming.socket.remoteAddress ?? "",
     body: Effect.tryPromise({
       try: () => (body ??= readBody(incoming, maxBodyBytes)),
-      catch: (error) => (error instanceof PayloadTooLarge || error instanceof BadRequest ? error : new BadRequest({ message: String(error) }))
+      catch: (error) =>
+        error instanceof PayloadTooLarge || error instanceof BadRequest ? error : new BadRequest({ message: String(error) })
     }),
     raw: incoming
   }
@@ -134,7 +142,8 @@ export const serveHttp = <R>(routes: ReadonlyArray<Route<R>>, mounts: ReadonlyAr
       const handler = match.route.handler
       const failed = failureResponse(incoming.headers["x-requested-with"] !== "XMLHttpRequest", errorBody)
       // A handler interrupted because its client went away has no one to answer.
-      const finish = (exit: Exit.Exit<HttpResponse>) => (Exit.isInterrupted(exit) ? undefined : write(Exit.isSuccess(exit) ? exit.value : errorBody(500, "internal error")))
+      const finish = (exit: Exit.Exit<HttpResponse>) =>
+        Exit.isInterrupted(exit) ? undefined : write(Exit.isSuccess(exit) ? exit.value : errorBody(500, "internal error"))
       // Two fibers rather than Effect.provide: the handler's fiber starts with the request and the caller in its
       // context, which costs one context copy, where providing them inside a running fiber cost about a third of
       // the whole request (measured by `npm run bench -- http`).

@@ -62,7 +62,30 @@ const withBodyTypeException = <R>(route: Route<R>): Route<R> => {
 }
 
 /** Every group of routes; each group adds its list here. */
-const groups = [statusRoutes, settingsRoutes, apiKeyRoutes, authRoutes, rootRoutes, languagesRoutes, treeRoutes, taskRoutes, indexTaskRoutes, documentRoutes, indexProxyRoutes.map(withIdLists), projectRoutes, userRoutes, documentMarksRoutes.map(withIdLists), noteRoutes, batchSearchRoutes, batchDownloadRoutes.map(withIdLists), namedEntityRoutes, nerRoutes, pluginRoutes, reviewRoutes, openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)]
+const groups = [
+  statusRoutes,
+  settingsRoutes,
+  apiKeyRoutes,
+  authRoutes,
+  rootRoutes,
+  languagesRoutes,
+  treeRoutes,
+  taskRoutes,
+  indexTaskRoutes,
+  documentRoutes,
+  indexProxyRoutes.map(withIdLists),
+  projectRoutes,
+  userRoutes,
+  documentMarksRoutes.map(withIdLists),
+  noteRoutes,
+  batchSearchRoutes,
+  batchDownloadRoutes.map(withIdLists),
+  namedEntityRoutes,
+  nerRoutes,
+  pluginRoutes,
+  reviewRoutes,
+  openApiRoutes((): ReadonlyArray<DocumentedRoute> => allRoutes)
+]
 
 /** Every route of the HTTP APIs. */
 export const allRoutes: ReadonlyArray<Route<ServicesOf<(typeof groups)[number]>>> = groups

@@ -49,8 +49,28 @@ export const namedEntityView = (entity: NamedEntity): typeof NamedEntityView.Typ
 
 /** Letters that do not decompose into an ASCII letter and a combining mark. */
 const asciiOf: Readonly<Record<string, string>> = {
-  ß: "ss", æ: "ae", Æ: "AE", ø: "o", Ø: "O", œ: "oe", Œ: "OE", ł: "l", Ł: "L", đ: "d", Đ: "D", ð: "d", Ð: "D",
-  þ: "th", Þ: "TH", ı: "i", "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"
+  ß: "ss",
+  æ: "ae",
+  Æ: "AE",
+  ø: "o",
+  Ø: "O",
+  œ: "oe",
+  Œ: "OE",
+  ł: "l",
+  Ł: "L",
+  đ: "d",
+  Đ: "D",
+  ð: "d",
+  Ð: "D",
+  þ: "th",
+  Þ: "TH",
+  ı: "i",
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201c": '"',
+  "\u201d": '"',
+  "\u2013": "-",
+  "\u2014": "-"
 }
 
 /**
@@ -68,4 +88,6 @@ export const normalizeMention = (mention: string): string =>
 
 /** Hex SHA-384 of `<documentId>|<offsets as [a, b]>|<extractor>|<mentionNorm>`. */
 export const namedEntityId = (documentId: string, offsets: ReadonlyArray<number>, extractor: string, mentionNorm: string) =>
-  createHash("sha384").update(`${documentId}|[${offsets.join(", ")}]|${extractor}|${mentionNorm}`, "utf8").digest("hex")
+  createHash("sha384")
+    .update(`${documentId}|[${offsets.join(", ")}]|${extractor}|${mentionNorm}`, "utf8")
+    .digest("hex")

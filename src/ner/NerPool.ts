@@ -96,7 +96,10 @@ export class NerPool extends Effect.Service<NerPool>()("quarry/NerPool", {
       if (!pipeline.onWorkers) return Effect.sync(() => documents.map((document) => annotateDocument(pipeline, document)))
       if (documents.length === 0) return Effect.succeed([])
       const parts = Arr.chunksOf(documents, Math.ceil(documents.length / poolSize))
-      return Effect.map(Effect.forEach(parts, (part) => onOneWorker(pipeline.name, part), { concurrency: poolSize }), (done) => done.flat())
+      return Effect.map(
+        Effect.forEach(parts, (part) => onOneWorker(pipeline.name, part), { concurrency: poolSize }),
+        (done) => done.flat()
+      )
     }
 
     return { annotateDocuments }

@@ -39,8 +39,7 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
               editor.login
             )
           }),
-        listBatchSearches: (_, { headers }) =>
-          Effect.flatMap(callers.caller(headers), (caller) => batchSearches.list(viewerOf(caller))),
+        listBatchSearches: (_, { headers }) => Effect.flatMap(callers.caller(headers), (caller) => batchSearches.list(viewerOf(caller))),
         filterBatchSearches: (filter, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.filter(viewerOf(caller), filter)),
         getBatchSearch: ({ uuid, withQueries }, { headers }) =>
@@ -48,12 +47,10 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
         batchSearchResults: ({ uuid, pageSize, follow, ...selection }, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) =>
             batchSearches.resultStream(uuid, selection, viewerOf(caller), { pageSize: pageSize ?? 500, follow: follow ?? false })
-          ).pipe(
-            Stream.unwrap,
-            (results) =>
-              Stream.acquireRelease(Metric.increment(openResultStreams), () => Metric.incrementBy(openResultStreams, -1)).pipe(
-                Stream.flatMap(() => results)
-              )
+          ).pipe(Stream.unwrap, (results) =>
+            Stream.acquireRelease(Metric.increment(openResultStreams), () => Metric.incrementBy(openResultStreams, -1)).pipe(
+              Stream.flatMap(() => results)
+            )
           ),
         copyBatchSearch: ({ uuid, ...changes }, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.copy(uuid, changes, viewerOf(caller))),

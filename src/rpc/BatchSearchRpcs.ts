@@ -1,7 +1,13 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
 import { BatchSearchFilter, batchSearchStates } from "../domain/batch-search/BatchSearch.ts"
-import { BatchSearchForbidden, BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries } from "../domain/batch-search/BatchSearchErrors.ts"
+import {
+  BatchSearchForbidden,
+  BatchSearchNotFound,
+  BatchSearchNotShared,
+  InvalidBatchSearch,
+  TooManyQueries
+} from "../domain/batch-search/BatchSearchErrors.ts"
 import { LegacyProject } from "../domain/project/Project.ts"
 import { ProjectForbidden } from "../domain/project/ProjectErrors.ts"
 import { TaskForbidden, TaskNotFound } from "../domain/task/TaskErrors.ts"
@@ -108,9 +114,16 @@ export class BatchSearchRpcs extends RpcGroup.make(
     error: Schema.Union(BatchSearchNotFound, BatchSearchForbidden)
   }),
   /** Publishes (or unpublishes) one of the caller's batch searches: published ones are visible to every user of their projects. */
-  Rpc.make("publishBatchSearch", { payload: { uuid: Schema.String, published: Schema.Boolean }, error: Schema.Union(BatchSearchNotFound, BatchSearchForbidden) }),
+  Rpc.make("publishBatchSearch", {
+    payload: { uuid: Schema.String, published: Schema.Boolean },
+    error: Schema.Union(BatchSearchNotFound, BatchSearchForbidden)
+  }),
   /** Cancels the caller's queued or running batch search (it ends in FAILURE); false when it had already ended. */
-  Rpc.make("stopBatchSearch", { payload: { uuid: Schema.String }, success: Schema.Boolean, error: Schema.Union(TaskNotFound, TaskForbidden) }),
+  Rpc.make("stopBatchSearch", {
+    payload: { uuid: Schema.String },
+    success: Schema.Boolean,
+    error: Schema.Union(TaskNotFound, TaskForbidden)
+  }),
   /** Deletes one of the caller's batch searches with its results; false when there was none or it is running. Every
    * batch-search RPC answers BatchSearchForbidden for one on a project the caller may not use. */
   Rpc.make("deleteBatchSearch", { payload: { uuid: Schema.String }, success: Schema.Boolean, error: BatchSearchForbidden })

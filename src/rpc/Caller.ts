@@ -33,7 +33,9 @@ export const makeRpcCallers = (userOf: (headers: Headers.Headers) => Effect.Effe
   asCaller: (headers, effect) => Effect.flatMap(userOf(headers), (current) => Effect.provideService(effect, CurrentUser, current)),
   caller: (headers) =>
     Effect.flatMap(userOf(headers), (current) =>
-      Effect.map(current.grantedProjects, (grantedProjects) => ({ current, editor: { login: current.user.id, grantedProjects, isAdmin: current.isAdmin } }))
+      Effect.map(current.grantedProjects, (grantedProjects) => ({
+        current,
+        editor: { login: current.user.id, grantedProjects, isAdmin: current.isAdmin }
+      }))
     )
 })
-

@@ -17,7 +17,9 @@ export const documentRpcHandlers = (callers: RpcCallers) =>
       const documents = yield* Documents
       const marks = yield* DocumentMarks
       // RPC requests come over HTTP or a WebSocket; the source address only matters to downloads, which RPC has not.
-      const reader = Effect.flatMap(CurrentUser, (current) => Effect.map(current.grantedProjects, (grantedProjects): Caller => ({ grantedProjects, address: "" })))
+      const reader = Effect.flatMap(CurrentUser, (current) =>
+        Effect.map(current.grantedProjects, (grantedProjects): Caller => ({ grantedProjects, address: "" }))
+      )
       const asReader = <A, E, R>(headers: Headers.Headers, read: (caller: Caller) => Effect.Effect<A, E, R>) =>
         callers.asCaller(headers, Effect.flatMap(reader, read))
       const asMarker = <A, E, R>(headers: Headers.Headers, mark: (caller: ProjectEditor) => Effect.Effect<A, E, R>) =>
@@ -34,8 +36,10 @@ export const documentRpcHandlers = (callers: RpcCallers) =>
           ),
         searchContent: ({ project, id, routing, query, targetLanguage }, { headers }) =>
           asReader(headers, (caller) => documents.searchContent(project, id, { routing, query, targetLanguage }, caller)),
-        tagDocument: ({ project, id, routing, tags }, { headers }) => asMarker(headers, (caller) => marks.tagDocument(project, id, routing, tags, caller)),
-        untagDocument: ({ project, id, routing, tags }, { headers }) => asMarker(headers, (caller) => marks.untagDocument(project, id, routing, tags, caller)),
+        tagDocument: ({ project, id, routing, tags }, { headers }) =>
+          asMarker(headers, (caller) => marks.tagDocument(project, id, routing, tags, caller)),
+        untagDocument: ({ project, id, routing, tags }, { headers }) =>
+          asMarker(headers, (caller) => marks.untagDocument(project, id, routing, tags, caller)),
         tagDocuments: ({ project, ids, tags }, { headers }) => asMarker(headers, (caller) => marks.tag(project, ids, tags, caller)),
         untagDocuments: ({ project, ids, tags }, { headers }) => asMarker(headers, (caller) => marks.untag(project, ids, tags, caller)),
         listTags: ({ project, id }, { headers }) => asMarker(headers, (caller) => marks.tagsOf(project, id, caller)),

@@ -1,7 +1,13 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
 import { ContentOccurrences, ContentSlice } from "../domain/document/Content.ts"
-import { DocumentForbidden, DocumentNotFound, EmptyContentQuery, InvalidContentRequest, TranslationNotFound } from "../domain/document/DocumentErrors.ts"
+import {
+  DocumentForbidden,
+  DocumentNotFound,
+  EmptyContentQuery,
+  InvalidContentRequest,
+  TranslationNotFound
+} from "../domain/document/DocumentErrors.ts"
 import { InvalidMarks, TooManyMarks } from "../domain/document/DocumentMarkErrors.ts"
 import { LegacyTag, RecommendationAggregate } from "../domain/document/Marks.ts"
 import { ProjectForbidden } from "../domain/project/ProjectErrors.ts"
@@ -45,7 +51,12 @@ export class DocumentRpcs extends RpcGroup.make(
   Rpc.make("getDocument", { payload: DocumentRef, success: DocumentView, error: ReadError }),
   /** A slice of the text in UTF-16 code units (`offset` and `limit` together), or all of it. */
   Rpc.make("getContent", {
-    payload: { ...DocumentRef, offset: Schema.optional(Schema.Int), limit: Schema.optional(Schema.Int), targetLanguage: Schema.optional(Schema.String) },
+    payload: {
+      ...DocumentRef,
+      offset: Schema.optional(Schema.Int),
+      limit: Schema.optional(Schema.Int),
+      targetLanguage: Schema.optional(Schema.String)
+    },
     success: ContentSlice,
     error: Schema.Union(ReadError, TranslationNotFound, InvalidContentRequest)
   }),
@@ -75,5 +86,9 @@ export class DocumentRpcs extends RpcGroup.make(
   /** Ids of the documents those users marked as read. */
   Rpc.make("readBy", { payload: { project: Schema.String, users: Ids }, success: Ids, error: MarkError }),
   /** Who marked documents of the project (only these `ids` when given) as read, with counts. */
-  Rpc.make("readers", { payload: { project: Schema.String, ids: Schema.optional(Ids) }, success: RecommendationAggregate, error: MarkError })
+  Rpc.make("readers", {
+    payload: { project: Schema.String, ids: Schema.optional(Ids) },
+    success: RecommendationAggregate,
+    error: MarkError
+  })
 ) {}

@@ -14,11 +14,16 @@ export const ingestRpcHandlers = (callers: RpcCallers) =>
       return {
         startIndex: ({ options }, { headers }) => callers.asCaller(headers, startIndex(taskOptions(settings, options))),
         startScan: ({ path: directory, options }, { headers }) =>
-          callers.asCaller(headers, Effect.flatMap(inDataDir(directory), (checked) => startScan(checked, taskOptions(settings, options)))),
+          callers.asCaller(
+            headers,
+            Effect.flatMap(inDataDir(directory), (checked) => startScan(checked, taskOptions(settings, options)))
+          ),
         scanAndIndex: ({ path: directory, options }, { headers }) =>
           callers.asCaller(
             headers,
-            Effect.flatMap(inDataDir(directory ?? path.resolve(settings.dataDir)), (checked) => startScanAndIndex(checked, taskOptions(settings, options)))
+            Effect.flatMap(inDataDir(directory ?? path.resolve(settings.dataDir)), (checked) =>
+              startScanAndIndex(checked, taskOptions(settings, options))
+            )
           )
       }
     })

@@ -11,7 +11,9 @@ import type { RpcCallers } from "./Caller.ts"
 
 /** What the entity listing reads of a search response. */
 const SearchHits = Schema.Struct({
-  hits: Schema.Struct({ hits: Schema.Array(Schema.Struct({ _id: Schema.String, _source: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })) })
+  hits: Schema.Struct({
+    hits: Schema.Array(Schema.Struct({ _id: Schema.String, _source: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+  })
 })
 
 const decodeHits = Schema.decodeUnknown(SearchHits)
@@ -52,7 +54,8 @@ export const namedEntityRpcHandlers = (callers: RpcCallers) =>
           })
           // An index not created yet has no entities; any other refusal is a fault of this query.
           if (response.status === 404) return []
-          if (response.status !== 200) return yield* Effect.dieMessage(`entity search answered ${response.status}: ${JSON.stringify(response.body)}`)
+          if (response.status !== 200)
+            return yield* Effect.dieMessage(`entity search answered ${response.status}: ${JSON.stringify(response.body)}`)
           const { hits } = yield* decodeHits(response.body)
           return yield* Effect.forEach(hits.hits, (hit) => decodeEntity({ ...hit._source, id: hit._id }))
         }).pipe(Effect.orDie)
@@ -60,7 +63,10 @@ export const namedEntityRpcHandlers = (callers: RpcCallers) =>
       return {
         nerPipelines: () => Effect.succeed(pipelineNames),
         findNames: ({ pipeline, project }, { headers }) =>
-          callers.asCaller(headers, Effect.flatMap(pipelineNamed(pipeline), (found) => startFindNames(found, project ?? settings.defaultProject))),
+          callers.asCaller(
+            headers,
+            Effect.flatMap(pipelineNamed(pipeline), (found) => startFindNames(found, project ?? settings.defaultProject))
+          ),
         documentNamedEntities: ({ project, documentId, routing, categories, includeHidden, pageSize }, { headers }) =>
           Effect.gen(function* () {
             const { editor } = yield* callers.caller(headers)

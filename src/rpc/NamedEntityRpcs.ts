@@ -58,5 +58,9 @@ export class NamedEntityRpcs extends RpcGroup.make(
     error: Schema.Union(NamedEntityNotFound, ProjectForbidden)
   }),
   /** Hides every named entity of the project with that normalised mention; answers how many matched. */
-  Rpc.make("hideNamedEntities", { payload: { project: Schema.String, mentionNorm: Schema.String }, success: Schema.Number, error: ProjectForbidden })
+  Rpc.make("hideNamedEntities", {
+    payload: { project: Schema.String, mentionNorm: Schema.String },
+    success: Schema.Number,
+    error: ProjectForbidden
+  })
 ) {}

@@ -10,8 +10,7 @@ export const projectRpcHandlers = (callers: RpcCallers) =>
       const projects = yield* Projects
       return {
         listProjects: (_, { headers }) => Effect.flatMap(callers.caller(headers), ({ editor }) => projects.list(editor)),
-        getProject: ({ id }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => projects.get(id, editor)),
+        getProject: ({ id }, { headers }) => Effect.flatMap(callers.caller(headers), ({ editor }) => projects.get(id, editor)),
         createProject: (input, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => projects.create(input, editor)).pipe(
             Effect.catchTag("DocumentIndexUnavailable", Effect.die)

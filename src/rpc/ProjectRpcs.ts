@@ -10,7 +10,11 @@ import { InvalidProject, NotYourProject, ProjectExists, ProjectForbidden, Projec
 export class ProjectRpcs extends RpcGroup.make(
   /** The stored projects among the caller's. */
   Rpc.make("listProjects", { success: Schema.Array(LegacyProject) }),
-  Rpc.make("getProject", { payload: { id: Schema.String }, success: LegacyProject, error: Schema.Union(ProjectNotFound, ProjectForbidden) }),
+  Rpc.make("getProject", {
+    payload: { id: Schema.String },
+    success: LegacyProject,
+    error: Schema.Union(ProjectNotFound, ProjectForbidden)
+  }),
   /** Creates a project and its index; `sourcePath` must lie inside the server's data folder. */
   Rpc.make("createProject", {
     payload: { name: Schema.String, sourcePath: Schema.String, ...ProjectFields },

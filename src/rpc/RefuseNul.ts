@@ -13,5 +13,7 @@ export class RefuseNul extends RpcMiddleware.Tag<RefuseNul>()("quarry/rpc/Refuse
 
 export const RefuseNulLive = Layer.succeed(
   RefuseNul,
-  RefuseNul.of(({ payload, rpc }) => (holdsNul(payload) ? Effect.fail(new InvalidPayload({ message: `${rpc._tag}: ${nulRefusal}` })) : Effect.void))
+  RefuseNul.of(({ payload, rpc }) =>
+    holdsNul(payload) ? Effect.fail(new InvalidPayload({ message: `${rpc._tag}: ${nulRefusal}` })) : Effect.void
+  )
 )

@@ -22,7 +22,12 @@ export const reviewBridgeRpcHandlers = (callers: RpcCallers) =>
           const { current, editor } = yield* callers.caller(headers)
           const user = yield* callerReviewUser(editor.login, current.isAdmin, settings.mode !== "SERVER")
           if (user === undefined) return yield* new ReviewBridgeForbidden({ reason: `unknown user ${editor.login}` })
-          return { login: editor.login, userId: user.id, isStaff: user.isStaff, grantedProjects: editor.grantedProjects } satisfies BridgeCaller
+          return {
+            login: editor.login,
+            userId: user.id,
+            isStaff: user.isStaff,
+            grantedProjects: editor.grantedProjects
+          } satisfies BridgeCaller
         }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
       return {
         taskFromBatchSearch: (request, { headers }) =>

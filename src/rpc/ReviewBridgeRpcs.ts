@@ -1,7 +1,12 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
 import { BatchSearchNotFound } from "../domain/batch-search/BatchSearchErrors.ts"
-import { FromBatchSearchRequest, FromBatchSearchResult, TagDocumentsRequest, TagDocumentsResult } from "../domain/review-bridge/ReviewBridge.ts"
+import {
+  FromBatchSearchRequest,
+  FromBatchSearchResult,
+  TagDocumentsRequest,
+  TagDocumentsResult
+} from "../domain/review-bridge/ReviewBridge.ts"
 import { ReviewBridgeForbidden, ReviewBridgeInvalid, ReviewBridgeNotFound } from "../domain/review-bridge/ReviewBridgeErrors.ts"
 import { DocumentIndexUnavailable } from "../search/DocumentIndex.ts"
 

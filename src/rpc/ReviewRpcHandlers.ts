@@ -46,7 +46,11 @@ export const reviewRpcHandlers = (callers: RpcCallers) =>
         )
 
       /** A lock or bookmark change by one of the record's reviewers while its task is OPEN, in one transaction. */
-      const markRecord = <E>(recordId: number, headers: Headers.Headers, mark: (user: ReviewUser) => Effect.Effect<void, E, SqlClient.SqlClient>) =>
+      const markRecord = <E>(
+        recordId: number,
+        headers: Headers.Headers,
+        mark: (user: ReviewUser) => Effect.Effect<void, E, SqlClient.SqlClient>
+      ) =>
         Effect.gen(function* () {
           const user = yield* reviewUserOf(headers)
           yield* readRecord(recordId, user)
@@ -60,13 +64,19 @@ export const reviewRpcHandlers = (callers: RpcCallers) =>
             const user = yield* reviewUserOf(headers)
             if (!(yield* taskRecordsVisible(taskId, user))) return yield* new ReviewNotFound({ resource: "Task", id: taskId })
             const size = pageSize ?? 200
-            return pagedById((afterId) => recordPage(taskId, user, afterId, size).pipe(Effect.provideService(SqlClient.SqlClient, sql)), size)
+            return pagedById(
+              (afterId) => recordPage(taskId, user, afterId, size).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
+              size
+            )
           }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),
         reviews: ({ pageSize, ...selection }, { headers }) =>
           Effect.gen(function* () {
             const user = yield* reviewUserOf(headers)
             const size = pageSize ?? 200
-            return pagedById((afterId) => reviewPage(selection, user, afterId, size).pipe(Effect.provideService(SqlClient.SqlClient, sql)), size)
+            return pagedById(
+              (afterId) => reviewPage(selection, user, afterId, size).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
+              size
+            )
           }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Stream.unwrap),
         chooseReview: ({ reviewId, choiceId, note, alternativeValue }, { headers }) =>
           Effect.gen(function* () {
@@ -86,7 +96,8 @@ export const reviewRpcHandlers = (callers: RpcCallers) =>
           }).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
         lockRecord: ({ recordId }, { headers }) => markRecord(recordId, headers, (user) => setRecordLock(recordId, user.id, true)),
         unlockRecord: ({ recordId }, { headers }) => markRecord(recordId, headers, (user) => setRecordLock(recordId, user.id, false)),
-        bookmarkRecord: ({ recordId, bookmarked }, { headers }) => markRecord(recordId, headers, (user) => setRecordBookmark(recordId, user.id, bookmarked))
+        bookmarkRecord: ({ recordId, bookmarked }, { headers }) =>
+          markRecord(recordId, headers, (user) => setRecordBookmark(recordId, user.id, bookmarked))
       }
     })
   )

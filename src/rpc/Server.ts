@@ -48,8 +48,15 @@ const basicChallenge = { "WWW-Authenticate": 'Basic realm="datashare"' }
 /** Answers a refused WebSocket upgrade as the HTTP API answers a refused request, then closes the socket. */
 const refuseUpgrade = (socket: Duplex, status: number, message: string) => {
   const body = JSON.stringify({ error: message })
-  const headers = { ...(status === 401 ? basicChallenge : {}), "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), Connection: "close" }
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("")
+  const headers = {
+    ...(status === 401 ? basicChallenge : {}),
+    "Content-Type": "application/json",
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close"
+  }
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("")
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`)
 }
 
@@ -151,7 +158,9 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
           return { token, headers: authentication.headers, release: () => callers.delete(token) }
         }),
         Effect.tapError((error) => (statusOf(error) >= 500 ? Effect.logError("RPC authentication failed", error) : Effect.void)),
-        Effect.catchAllDefect((defect) => Effect.logError("RPC authentication failed", defect).pipe(Effect.zipRight(Effect.fail(new Error("internal error")))))
+        Effect.catchAllDefect((defect) =>
+          Effect.logError("RPC authentication failed", defect).pipe(Effect.zipRight(Effect.fail(new Error("internal error"))))
+        )
       )
 
     const refusal = (error: unknown) => {
@@ -197,14 +206,18 @@ export class RpcEndpoint extends Effect.Service<RpcEndpoint>()("quarry/RpcEndpoi
         if (pathOf(incoming.url) !== rpcPaths.websocket) return refuseUpgrade(socket, 404, "Not found")
         // Browsers let any page open a WebSocket carrying the user's cookies, with no CORS check: an upgrade from a page
         // is accepted only from the server's own origin or one the `cors` setting names, for a host that is this server.
-        if (!hostAllowed(incoming.headers.host, settings)) return refuseUpgrade(socket, 403, `requests for the host ${incoming.headers.host} are refused: add it to allowedHosts`)
-        if (!originAllowed(incoming.headers.origin, incoming.headers.host, settings.cors)) return refuseUpgrade(socket, 403, `WebSocket from ${incoming.headers.origin} refused`)
+        if (!hostAllowed(incoming.headers.host, settings))
+          return refuseUpgrade(socket, 403, `requests for the host ${incoming.headers.host} are refused: add it to allowedHosts`)
+        if (!originAllowed(incoming.headers.origin, incoming.headers.host, settings.cors))
+          return refuseUpgrade(socket, 403, `WebSocket from ${incoming.headers.origin} refused`)
         runFork(
           authenticate(incoming).pipe(
             Effect.matchEffect({
               onFailure: (error) => Effect.sync(() => refuseUpgrade(socket, refusal(error).status, refusal(error).message)),
               onSuccess: ({ token, release }) =>
-                Effect.async<WebSocket>((resume) => websockets.handleUpgrade(incoming, socket, head, (webSocket) => resume(Effect.succeed(webSocket)))).pipe(
+                Effect.async<WebSocket>((resume) =>
+                  websockets.handleUpgrade(incoming, socket, head, (webSocket) => resume(Effect.succeed(webSocket)))
+                ).pipe(
                   Effect.flatMap((webSocket) => serveWebSocket(incoming, token, webSocket)),
                   Effect.ensuring(Effect.sync(release))
                 )

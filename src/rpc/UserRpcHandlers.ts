@@ -31,10 +31,8 @@ export const userRpcHandlers = (callers: RpcCallers) =>
             })
             return yield* history.list(editor, query)
           }),
-        recordHistoryEvent: (event, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => history.record(editor, event)),
-        deleteHistory: ({ type }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => history.removeType(editor, type)),
+        recordHistoryEvent: (event, { headers }) => Effect.flatMap(callers.caller(headers), ({ editor }) => history.record(editor, event)),
+        deleteHistory: ({ type }, { headers }) => Effect.flatMap(callers.caller(headers), ({ editor }) => history.removeType(editor, type)),
         deleteHistoryEvent: ({ id }, { headers }) =>
           Effect.flatMap(callers.caller(headers), ({ editor }) => history.removeEvent(editor, id))
       }

@@ -73,7 +73,9 @@ const baseUrl = (url: string) => url.replace(/\/+$/, "")
 const httpProtocol = (url: string, headers: Record<string, string>, serialization: Layer.Layer<RpcSerialization.RpcSerialization>) => {
   const http = Layer.effect(
     HttpClient.HttpClient,
-    Effect.map(HttpClient.HttpClient, (client) => client.pipe(HttpClient.mapRequest(HttpClientRequest.setHeaders(headers)), HttpClient.filterStatusOk))
+    Effect.map(HttpClient.HttpClient, (client) =>
+      client.pipe(HttpClient.mapRequest(HttpClientRequest.setHeaders(headers)), HttpClient.filterStatusOk)
+    )
   ).pipe(Layer.provide(FetchHttpClient.layer))
   return RpcClient.layerProtocolHttp({ url }).pipe(Layer.provide([http, serialization]))
 }

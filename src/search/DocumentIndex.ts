@@ -65,11 +65,7 @@ export interface DocumentIndexShape {
    */
   readonly bulkIndex: (project: string, documents: ReadonlyArray<IndexedDocument>) => Effect.Effect<BulkResult, DocumentIndexError>
   /** A document by id; with `routing`, only when its root document is that id. */
-  readonly get: (
-    project: string,
-    id: string,
-    routing?: string
-  ) => Effect.Effect<Option.Option<IndexedDocument>, DocumentIndexError>
+  readonly get: (project: string, id: string, routing?: string) => Effect.Effect<Option.Option<IndexedDocument>, DocumentIndexError>
   /** Number of Document records (not Duplicates) of the project. */
   readonly count: (project: string) => Effect.Effect<number, DocumentIndexError>
   /**
@@ -106,7 +102,11 @@ export interface DocumentIndexShape {
    */
   readonly bulkIndexNamedEntities: (project: string, entities: ReadonlyArray<NamedEntity>) => Effect.Effect<number, DocumentIndexError>
   /** Appends `pipeline` to the documents' `nerTags` (once) and sets their `status` to DONE. */
-  readonly markNerTagged: (project: string, documents: ReadonlyArray<NerSource>, pipeline: string) => Effect.Effect<void, DocumentIndexError>
+  readonly markNerTagged: (
+    project: string,
+    documents: ReadonlyArray<NerSource>,
+    pipeline: string
+  ) => Effect.Effect<void, DocumentIndexError>
   /** A named entity by id; with `routing`, only when its root document is that id. */
   readonly getNamedEntity: (project: string, id: string, routing?: string) => Effect.Effect<Option.Option<NamedEntity>, DocumentIndexError>
   /** Sets `isHidden` on every named entity of the project with that mentionNorm; answers how many matched. */

@@ -23,7 +23,10 @@ export const isAllowedEndpoint = (rest: ReadonlyArray<string>, method: Method) =
     case 1:
       return searchOrGet && (first === "_search" || first === "_count" || first === "_async_search" || first === "_mget")
     case 2:
-      return (searchOrGet && (first === "doc" || first === "_doc") && second === "_search") || (method === "GET" && (first === "_doc" || first === "_source"))
+      return (
+        (searchOrGet && (first === "doc" || first === "_doc") && second === "_search") ||
+        (method === "GET" && (first === "_doc" || first === "_source"))
+      )
     case 3:
       return method === "GET" && first === "_mapping" && second === "field" && third !== undefined
     default:

@@ -35,12 +35,7 @@ const ifNoneMatch = (request: http.IncomingMessage) => {
  * Writes a response with the legacy conventions: the CORS origin header the `cors` setting allows, ETag on bodies with 304
  * for a matching If-None-Match, `Content-Length: 0` on empty answers, and no body for HEAD, 204 and 304.
  */
-export const writeResponse = (
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-  answer: HttpResponse,
-  cors: string
-) => {
+export const writeResponse = (request: http.IncomingMessage, response: http.ServerResponse, answer: HttpResponse, cors: string) => {
   // One header object, filled in place: this runs for every response.
   const headers: Record<string, string> = { ...answer.headers }
   const allowOrigin = allowOriginFor(cors, request.headers.origin)

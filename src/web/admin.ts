@@ -9,25 +9,39 @@ import { createResource, type Resource, text, updateResource } from "./jsonApi.t
 /** Review administration for staff: what it creates, the overview of the choice groups, and each task's controls. */
 
 const statusSelect = (current = "OPEN") =>
-  h("select", { name: "status" }, ...["OPEN", "LOCKED", "CLOSED"].map((status) => h("option", { value: status, selected: status === current }, status.toLowerCase())))
+  h(
+    "select",
+    { name: "status" },
+    ...["OPEN", "LOCKED", "CLOSED"].map((status) => h("option", { value: status, selected: status === current }, status.toLowerCase()))
+  )
 
 const projectForm = (onChange: () => void) =>
-  formCard("New review project", [field("Project name", input("name", { required: true, maxlength: 100 }))], "Create the project", async (form) => {
-    const created = await createResource("projects", "Project", { name: value(form, "name") })
-    if (created === undefined) return false
-    announce(`Project “${value(form, "name")}” created.`)
-    onChange()
-    return true
-  })
+  formCard(
+    "New review project",
+    [field("Project name", input("name", { required: true, maxlength: 100 }))],
+    "Create the project",
+    async (form) => {
+      const created = await createResource("projects", "Project", { name: value(form, "name") })
+      if (created === undefined) return false
+      announce(`Project “${value(form, "name")}” created.`)
+      onChange()
+      return true
+    }
+  )
 
 const choiceGroupForm = (onChange: () => void) =>
-  formCard("New choice group", [field("Choice group name", input("name", { required: true, maxlength: 100 }))], "Create the choice group", async (form) => {
-    const created = await createResource("choice-groups", "ChoiceGroup", { name: value(form, "name") })
-    if (created === undefined) return false
-    announce(`Choice group “${value(form, "name")}” created.`)
-    onChange()
-    return true
-  })
+  formCard(
+    "New choice group",
+    [field("Choice group name", input("name", { required: true, maxlength: 100 }))],
+    "Create the choice group",
+    async (form) => {
+      const created = await createResource("choice-groups", "ChoiceGroup", { name: value(form, "name") })
+      if (created === undefined) return false
+      announce(`Choice group “${value(form, "name")}” created.`)
+      onChange()
+      return true
+    }
+  )
 
 const choiceForm = (catalogue: Catalogue, onChange: () => void) =>
   formCard(
@@ -38,7 +52,11 @@ const choiceForm = (catalogue: Catalogue, onChange: () => void) =>
       field("Value", input("value", { maxlength: 100 }), "Stored with each review; the name when empty."),
       field("Colour", input("color", { type: "color", value: "#2f6f4f" })),
       field("Short keys", input("shortkeys", { maxlength: 100 }), "Keys that pick this choice in the review queue, separated by commas."),
-      h("div", { class: "field checkbox" }, h("label", {}, input("requireAlternativeValue", { type: "checkbox" }), " Needs an alternative value"))
+      h(
+        "div",
+        { class: "field checkbox" },
+        h("label", {}, input("requireAlternativeValue", { type: "checkbox" }), " Needs an alternative value")
+      )
     ],
     "Add the choice",
     async (form) => {
@@ -71,9 +89,14 @@ const alternativeValueForm = (catalogue: Catalogue, onChange: () => void) =>
     ],
     "Add the alternative value",
     async (form) => {
-      const created = await createResource("alternative-values", "AlternativeValue", { name: value(form, "name"), value: value(form, "value") }, {
-        choiceGroup: ["ChoiceGroup", value(form, "choiceGroup")]
-      })
+      const created = await createResource(
+        "alternative-values",
+        "AlternativeValue",
+        { name: value(form, "name"), value: value(form, "value") },
+        {
+          choiceGroup: ["ChoiceGroup", value(form, "choiceGroup")]
+        }
+      )
       if (created === undefined) return false
       announce(`Alternative value “${value(form, "name")}” added.`)
       onChange()
@@ -95,7 +118,15 @@ const taskForm = (catalogue: Catalogue, onChange: () => void) =>
       field("Status", statusSelect()),
       field(
         "Template",
-        h("select", { name: "templateType" }, ...[["TEXT", "Text"], ["MEDIA", "Media (image or video)"], ["IFRAME", "Embedded page"]].map(([type, label]) => h("option", { value: type }, label))),
+        h(
+          "select",
+          { name: "templateType" },
+          ...[
+            ["TEXT", "Text"],
+            ["MEDIA", "Media (image or video)"],
+            ["IFRAME", "Embedded page"]
+          ].map(([type, label]) => h("option", { value: type }, label))
+        ),
         "How a record is shown to the checkers."
       )
     ],
@@ -104,8 +135,19 @@ const taskForm = (catalogue: Catalogue, onChange: () => void) =>
       const created = await createResource(
         "tasks",
         "Task",
-        { name: value(form, "name"), description: value(form, "description"), status: value(form, "status"), templateType: value(form, "templateType"), ...optionalNumber(form, "rounds"), ...optionalNumber(form, "priority") },
-        { project: ["Project", value(form, "project")], choiceGroup: ["ChoiceGroup", value(form, "choiceGroup")], checkers: ["User", chosen(form, "checkers")] }
+        {
+          name: value(form, "name"),
+          description: value(form, "description"),
+          status: value(form, "status"),
+          templateType: value(form, "templateType"),
+          ...optionalNumber(form, "rounds"),
+          ...optionalNumber(form, "priority")
+        },
+        {
+          project: ["Project", value(form, "project")],
+          choiceGroup: ["ChoiceGroup", value(form, "choiceGroup")],
+          checkers: ["User", chosen(form, "checkers")]
+        }
       )
       if (created === undefined) return false
       announce(`Task “${value(form, "name")}” created.`)
@@ -118,7 +160,11 @@ const taskForm = (catalogue: Catalogue, onChange: () => void) =>
 const choiceGroupsOverview = (catalogue: Catalogue) => {
   const describeChoice = (choice: Resource) => {
     const keys = text(choice.attributes.shortkeys)
-    const details = [`value ${text(choice.attributes.value)}`, keys === "" ? "" : `keys ${keys}`, choice.attributes.requireAlternativeValue === true ? "needs an alternative value" : ""]
+    const details = [
+      `value ${text(choice.attributes.value)}`,
+      keys === "" ? "" : `keys ${keys}`,
+      choice.attributes.requireAlternativeValue === true ? "needs an alternative value" : ""
+    ]
     return `${text(choice.attributes.name)} (${details.filter((detail) => detail !== "").join(", ")})`
   }
   return h(
@@ -179,7 +225,11 @@ export const taskControls = (task: Resource, onChange: () => void) => {
     ],
     "Save the task",
     async (form) => {
-      const saved = await updateResource("tasks", "Task", task.id, { status: value(form, "status"), ...optionalNumber(form, "priority"), ...optionalNumber(form, "rounds") })
+      const saved = await updateResource("tasks", "Task", task.id, {
+        status: value(form, "status"),
+        ...optionalNumber(form, "priority"),
+        ...optionalNumber(form, "rounds")
+      })
       if (saved !== undefined) {
         announce(`Task “${named(task)}” saved.`)
         onChange()
@@ -197,7 +247,10 @@ export const taskControls = (task: Resource, onChange: () => void) => {
     "Tag the documents",
     async (form) => {
       const label = value(form, "tag")
-      const confirmingValues = value(form, "confirmingValues").split(",").map((one) => one.trim()).filter((one) => one !== "")
+      const confirmingValues = value(form, "confirmingValues")
+        .split(",")
+        .map((one) => one.trim())
+        .filter((one) => one !== "")
       const answer = await createResource(`tasks/${task.id}/tag-documents`, "TagDocuments", { tag: label, confirmingValues })
       if (answer === undefined) return false
       const { records = 0, documents = 0 } = (answer.meta ?? {}) as { records?: number; documents?: number }

@@ -9,7 +9,10 @@ import { text, updateResource } from "./jsonApi.ts"
 export const renameProjectForm = (catalogue: Catalogue, onChange: () => void) =>
   formCard(
     "Rename a project",
-    [field("Project to rename", resourceSelect("project", catalogue.projects, named)), field("New name", input("name", { required: true, maxlength: 100 }))],
+    [
+      field("Project to rename", resourceSelect("project", catalogue.projects, named)),
+      field("New name", input("name", { required: true, maxlength: 100 }))
+    ],
     "Rename the project",
     async (form) => {
       const saved = await updateResource("projects", "Project", value(form, "project"), { name: value(form, "name") })
@@ -32,7 +35,11 @@ export const editChoiceForm = (catalogue: Catalogue, onChange: () => void) => {
       field("Value", input("value", { maxlength: 100 })),
       field("Colour", input("color", { type: "color" })),
       field("Short keys", input("shortkeys", { maxlength: 100 })),
-      h("div", { class: "field checkbox" }, h("label", {}, input("requireAlternativeValue", { type: "checkbox" }), " Needs an alternative value"))
+      h(
+        "div",
+        { class: "field checkbox" },
+        h("label", {}, input("requireAlternativeValue", { type: "checkbox" }), " Needs an alternative value")
+      )
     ],
     "Save the choice",
     async (form) => {
@@ -90,7 +97,9 @@ export const editAlternativeValueForm = (catalogue: Catalogue, onChange: () => v
   const alternativeSelect = h(
     "select",
     { name: "alternativeValue", required: true },
-    ...groups.map(({ group, values }) => h("optgroup", { label: named(group) }, ...values.map((one) => h("option", { value: one.id }, named(one)))))
+    ...groups.map(({ group, values }) =>
+      h("optgroup", { label: named(group) }, ...values.map((one) => h("option", { value: one.id }, named(one))))
+    )
   )
   const form = formCard(
     "Edit an alternative value",
@@ -101,7 +110,10 @@ export const editAlternativeValueForm = (catalogue: Catalogue, onChange: () => v
     ],
     "Save the alternative value",
     async (form) => {
-      const saved = await updateResource("alternative-values", "AlternativeValue", value(form, "alternativeValue"), { name: value(form, "name"), value: value(form, "value") })
+      const saved = await updateResource("alternative-values", "AlternativeValue", value(form, "alternativeValue"), {
+        name: value(form, "name"),
+        value: value(form, "value")
+      })
       if (saved === undefined) return false
       announce(`Alternative value “${value(form, "name")}” saved.`)
       onChange()

@@ -42,22 +42,27 @@ const uploadCard = (upload: Upload) => {
     say("", false)
     if (upload.previewed) preview.replaceChildren(chosenFile === undefined ? "" : csvPreview(await chosenFile.text()))
   })
-  const form = formCard(upload.title, [...upload.controls, field(upload.file.label, file, upload.file.hint)], upload.button, async (form) => {
-    const chosenFile = file.files?.[0]
-    if (chosenFile === undefined) return false
-    const body = new FormData()
-    for (const [name, content] of Object.entries(upload.fields(form))) body.append(name, content)
-    body.append(upload.fileField, chosenFile, chosenFile.name)
-    const answer = await uploadForm(upload.path, body, (message) => say(message, true))
-    if (answer === undefined) return false
-    const message = upload.describe(chosenFile.name, (answer.meta ?? {}) as Counts, form)
-    if (upload.onDone === undefined) say(message, false)
-    else {
-      announce(message)
-      upload.onDone()
+  const form = formCard(
+    upload.title,
+    [...upload.controls, field(upload.file.label, file, upload.file.hint)],
+    upload.button,
+    async (form) => {
+      const chosenFile = file.files?.[0]
+      if (chosenFile === undefined) return false
+      const body = new FormData()
+      for (const [name, content] of Object.entries(upload.fields(form))) body.append(name, content)
+      body.append(upload.fileField, chosenFile, chosenFile.name)
+      const answer = await uploadForm(upload.path, body, (message) => say(message, true))
+      if (answer === undefined) return false
+      const message = upload.describe(chosenFile.name, (answer.meta ?? {}) as Counts, form)
+      if (upload.onDone === undefined) say(message, false)
+      else {
+        announce(message)
+        upload.onDone()
+      }
+      return false
     }
-    return false
-  })
+  )
   if (upload.previewed) form.append(preview)
   form.append(result)
   return form
@@ -67,7 +72,11 @@ export const recordImportForm = (catalogue: Catalogue) =>
   uploadCard({
     title: "Import records from CSV",
     controls: [field("Into the task", resourceSelect("task", catalogue.tasks, named))],
-    file: { label: "CSV file", accept: ".csv,text/csv", hint: "Columns: uid, original_value, predicted_value, metadata. A uid already in the task updates its record." },
+    file: {
+      label: "CSV file",
+      accept: ".csv,text/csv",
+      hint: "Columns: uid, original_value, predicted_value, metadata. A uid already in the task updates its record."
+    },
     button: "Import the records",
     path: "task-records/upload",
     fields: (form) => ({ task: value(form, "task") }),
@@ -81,7 +90,11 @@ export const alternativeValueImportForm = (catalogue: Catalogue, onChange: () =>
   uploadCard({
     title: "Import alternative values from CSV",
     controls: [field("Into the choice group", resourceSelect("choiceGroup", catalogue.choiceGroups, named))],
-    file: { label: "CSV file", accept: ".csv,text/csv", hint: "Columns: name and, optionally, value (the name when empty). Each row adds an alternative value." },
+    file: {
+      label: "CSV file",
+      accept: ".csv,text/csv",
+      hint: "Columns: name and, optionally, value (the name when empty). Each row adds an alternative value."
+    },
     button: "Import the alternative values",
     path: "alternative-values/upload",
     fields: (form) => ({ choice_group: value(form, "choiceGroup") }),
@@ -99,7 +112,11 @@ export const mediaUploadForm = (catalogue: Catalogue) =>
     title: "Attach media to records",
     controls: [
       field("To the records of the task", resourceSelect("task", catalogue.tasks, named)),
-      h("div", { class: "field checkbox" }, h("label", {}, input("replace", { type: "checkbox" }), " Replace the media a record already has"))
+      h(
+        "div",
+        { class: "field checkbox" },
+        h("label", {}, input("replace", { type: "checkbox" }), " Replace the media a record already has")
+      )
     ],
     file: {
       label: "ZIP file",

@@ -40,7 +40,11 @@ const errorMessage = async (response: Response) => {
 }
 
 /** `report` says a failure: the status region by default; an upload form says it next to its file instead. */
-export const call = async (path: string, init: RequestInit = {}, report: (message: string) => void = announce): Promise<Response | undefined> => {
+export const call = async (
+  path: string,
+  init: RequestInit = {},
+  report: (message: string) => void = announce
+): Promise<Response | undefined> => {
   const headers = new Headers(init.headers)
   // Tells the server that this page handles a 401 itself: no browser Basic prompt.
   headers.set("x-requested-with", "XMLHttpRequest")

@@ -112,7 +112,11 @@ const listTable = (batches: ReadonlyArray<BatchSearch>, onChange: () => void) =>
           "table",
           {},
           h("caption", {}, "Your batch searches"),
-          h("thead", {}, h("tr", {}, ...["Name", "State", "Queries", "Results", "Date", "Actions"].map((title) => h("th", { scope: "col" }, title)))),
+          h(
+            "thead",
+            {},
+            h("tr", {}, ...["Name", "State", "Queries", "Results", "Date", "Actions"].map((title) => h("th", { scope: "col" }, title)))
+          ),
           h(
             "tbody",
             {},
@@ -136,10 +140,17 @@ const listPage = async (main: HTMLElement, session: Session) => {
   const list = h("section", { "aria-labelledby": "batch-list-title" }, h("h2", { id: "batch-list-title" }, "Batch searches"))
   const refresh = async () => {
     const batches = (await getJson<ReadonlyArray<BatchSearch>>("/api/batch/search")) ?? []
-    list.replaceChildren(h("h2", { id: "batch-list-title" }, "Batch searches"), listTable(batches, () => repeatWhile(refresh, 1000)))
+    list.replaceChildren(
+      h("h2", { id: "batch-list-title" }, "Batch searches"),
+      listTable(batches, () => repeatWhile(refresh, 1000))
+    )
     return batches.some((batch) => !finished(batch.state))
   }
-  main.append(h("h1", {}, "Batch searches"), createForm(session, () => repeatWhile(refresh, 1000)), list)
+  main.append(
+    h("h1", {}, "Batch searches"),
+    createForm(session, () => repeatWhile(refresh, 1000)),
+    list
+  )
   repeatWhile(refresh, 1000)
   return "Batch searches"
 }
@@ -147,14 +158,19 @@ const listPage = async (main: HTMLElement, session: Session) => {
 const resultsTable = (uuid: string, total: number) => {
   const section = h("section", { "aria-labelledby": "batch-results-title" })
   const show = async (from: number) => {
-    const rows = (await sendJson<ReadonlyArray<ResultRow>>("POST", `/api/batch/search/result/${uuid}`, { from, size: resultPageSize })) ?? []
+    const rows =
+      (await sendJson<ReadonlyArray<ResultRow>>("POST", `/api/batch/search/result/${uuid}`, { from, size: resultPageSize })) ?? []
     const last = Math.min(from + rows.length, total)
     section.replaceChildren(
       h("h2", { id: "batch-results-title" }, "Results"),
       h(
         "nav",
         { class: "pager", "aria-label": "Result pages" },
-        h("button", { type: "button", disabled: from === 0, onclick: () => void show(Math.max(0, from - resultPageSize)) }, "Previous page"),
+        h(
+          "button",
+          { type: "button", disabled: from === 0, onclick: () => void show(Math.max(0, from - resultPageSize)) },
+          "Previous page"
+        ),
         h("span", {}, total === 0 ? "No results" : `Results ${from + 1}–${last} of ${total}`),
         h("button", { type: "button", disabled: last >= total, onclick: () => void show(from + resultPageSize) }, "Next page")
       ),
@@ -175,7 +191,20 @@ const resultsTable = (uuid: string, total: number) => {
                 {},
                 h("td", {}, row.documentNumber),
                 h("td", {}, row.query),
-                h("td", {}, h("a", { href: routeHref(["document", row.project ?? "", row.documentId], new URLSearchParams({ routing: row.rootId, q: row.query })) }, row.documentPath)),
+                h(
+                  "td",
+                  {},
+                  h(
+                    "a",
+                    {
+                      href: routeHref(
+                        ["document", row.project ?? "", row.documentId],
+                        new URLSearchParams({ routing: row.rootId, q: row.query })
+                      )
+                    },
+                    row.documentPath
+                  )
+                ),
                 h("td", {}, row.contentType)
               )
             )
@@ -203,11 +232,24 @@ const detailPage = async (main: HTMLElement, uuid: string) => {
   const queries = Object.entries(batch.queries ?? {})
   // Staff may send a finished search's hits to review; the API refuses everyone else.
   const canSend = batch.state === "SUCCESS" && (await reviewMe()).isStaff
-  const sendForm = canSend ? sendToReviewForm(uuid, batch.name, queries.map(([query]) => query), await loadCatalogue()) : null
+  const sendForm = canSend
+    ? sendToReviewForm(
+        uuid,
+        batch.name,
+        queries.map(([query]) => query),
+        await loadCatalogue()
+      )
+    : null
   append(main, [
     h("p", { class: "breadcrumb" }, h("a", { href: routeHref(["batch"]) }, "← All batch searches")),
     h("h1", {}, batch.name),
-    h("p", {}, `State: `, h("span", { class: `state state-${batch.state.toLowerCase()}` }, batch.state), ` · ${batch.nbQueries} queries · ${batch.nbResults} results`),
+    h(
+      "p",
+      {},
+      `State: `,
+      h("span", { class: `state state-${batch.state.toLowerCase()}` }, batch.state),
+      ` · ${batch.nbQueries} queries · ${batch.nbResults} results`
+    ),
     batch.errorMessage === null ? null : h("p", { class: "note note-danger", role: "note" }, batch.errorMessage),
     h(
       "p",
@@ -219,7 +261,11 @@ const detailPage = async (main: HTMLElement, uuid: string) => {
       "section",
       { class: "card", "aria-labelledby": "queries-title" },
       h("h2", { id: "queries-title" }, "Queries"),
-      h("ul", { class: "plain query-list" }, ...queries.map(([query, count]) => h("li", {}, h("code", {}, query), ` ${count} result${count === 1 ? "" : "s"}`)))
+      h(
+        "ul",
+        { class: "plain query-list" },
+        ...queries.map(([query, count]) => h("li", {}, h("code", {}, query), ` ${count} result${count === 1 ? "" : "s"}`))
+      )
     ),
     sendForm,
     resultsTable(uuid, batch.nbResults)

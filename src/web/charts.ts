@@ -1,4 +1,15 @@
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip } from "chart.js"
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip
+} from "chart.js"
 import { h, uniqueId } from "./dom.ts"
 
 // Only the parts of Chart.js these charts use are registered, which keeps the page's bundle small.
@@ -54,10 +65,21 @@ export const chartFigure = (spec: ChartSpec) => {
     table.replaceChildren(
       h("caption", { class: "visually-hidden" }, next.title),
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), ...next.series.map((series) => h("th", { scope: "col" }, series.label)))),
-      h("tbody", {}, ...next.labels.map((label, index) => h("tr", {}, h("th", { scope: "row" }, label), ...next.series.map((series) => h("td", {}, series.values[index] ?? 0)))))
+      h(
+        "tbody",
+        {},
+        ...next.labels.map((label, index) =>
+          h("tr", {}, h("th", { scope: "row" }, label), ...next.series.map((series) => h("td", {}, series.values[index] ?? 0)))
+        )
+      )
     )
     chart.data.labels = [...next.labels]
-    chart.data.datasets = next.series.map((series) => ({ label: series.label, data: [...series.values], backgroundColor: series.color, borderColor: series.color }))
+    chart.data.datasets = next.series.map((series) => ({
+      label: series.label,
+      data: [...series.values],
+      backgroundColor: series.color,
+      borderColor: series.color
+    }))
     chart.update()
   }
   update(spec)

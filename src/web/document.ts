@@ -29,7 +29,10 @@ const markedText = (content: string, occurrences: ReadonlyArray<Occurrence>) => 
   const nodes: Array<Node> = []
   let position = 0
   occurrences.forEach(({ offset, length }, index) => {
-    nodes.push(document.createTextNode(content.slice(position, offset)), h("mark", { id: `match-${index}` }, content.slice(offset, offset + length)))
+    nodes.push(
+      document.createTextNode(content.slice(position, offset)),
+      h("mark", { id: `match-${index}` }, content.slice(offset, offset + length))
+    )
     position = offset + length
   })
   nodes.push(document.createTextNode(content.slice(position)))
@@ -105,7 +108,14 @@ const textSection = async (located: Located, initialQuery: string) => {
     h("button", { type: "button", onclick: () => count > 0 && show(current + 1) }, "Next")
   )
   await find(initialQuery)
-  return h("section", { class: "card text-card", "aria-labelledby": "text-title" }, h("h2", { id: "text-title" }, "Text"), form, counter, text)
+  return h(
+    "section",
+    { class: "card text-card", "aria-labelledby": "text-title" },
+    h("h2", { id: "text-title" }, "Text"),
+    form,
+    counter,
+    text
+  )
 }
 
 const metadataSection = (source: Readonly<Record<string, unknown>>) => {
@@ -124,7 +134,13 @@ const metadataSection = (source: Readonly<Record<string, unknown>>) => {
     "section",
     { class: "card", "aria-labelledby": "metadata-title" },
     h("h2", { id: "metadata-title" }, "Metadata"),
-    h("dl", { class: "metadata" }, ...rows.filter(([, value]) => value !== undefined && value !== null).flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))]))
+    h(
+      "dl",
+      { class: "metadata" },
+      ...rows
+        .filter(([, value]) => value !== undefined && value !== null)
+        .flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))])
+    )
   )
 }
 
@@ -144,7 +160,11 @@ const entitiesSection = async (located: Located) => {
     h("h2", { id: "entities-title" }, "Named entities"),
     byCategory.size === 0
       ? h("p", { class: "muted" }, "No named entities found in this document.")
-      : h("dl", { class: "metadata" }, ...[...byCategory].flatMap(([category, mentions]) => [h("dt", {}, category.toLowerCase()), h("dd", {}, [...mentions].join(", "))]))
+      : h(
+          "dl",
+          { class: "metadata" },
+          ...[...byCategory].flatMap(([category, mentions]) => [h("dt", {}, category.toLowerCase()), h("dd", {}, [...mentions].join(", "))])
+        )
   )
 }
 
@@ -206,15 +226,31 @@ const marksSection = async (located: Located, userId: string): Promise<HTMLEleme
     h(
       "p",
       { class: "actions" },
-      h("button", { type: "button", "data-control": "star", "aria-pressed": String(isStarred), onclick: () => void toggle("star", "unstar", isStarred) }, isStarred ? "★ Starred" : "☆ Star"),
       h(
         "button",
-        { type: "button", "data-control": "recommend", "aria-pressed": String(isRead), onclick: () => void toggle("recommend", "unrecommend", isRead) },
+        {
+          type: "button",
+          "data-control": "star",
+          "aria-pressed": String(isStarred),
+          onclick: () => void toggle("star", "unstar", isStarred)
+        },
+        isStarred ? "★ Starred" : "☆ Star"
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          "data-control": "recommend",
+          "aria-pressed": String(isRead),
+          onclick: () => void toggle("recommend", "unrecommend", isRead)
+        },
         isRead ? "Marked as read" : "Mark as read"
       )
     ),
     h("h3", {}, "Tags"),
-    tagList.length === 0 ? h("p", { class: "muted" }, "No tags yet.") : h("ul", { class: "plain tag-list", "aria-label": "Tags" }, ...tagList),
+    tagList.length === 0
+      ? h("p", { class: "muted" }, "No tags yet.")
+      : h("ul", { class: "plain tag-list", "aria-label": "Tags" }, ...tagList),
     tagForm
   )
   return section
@@ -259,7 +295,12 @@ export const documentPage: Page = async (main, session, route) => {
     ),
     h("h1", {}, title),
     h("p", {}, downloadLink(documentsUrl(located, "src"), basename(path), "Download the original file")),
-    h("div", { class: "document-layout" }, h("div", { class: "document-main" }, notes, text), h("div", { class: "document-side" }, marks, metadataSection(document._source), entities))
+    h(
+      "div",
+      { class: "document-layout" },
+      h("div", { class: "document-main" }, notes, text),
+      h("div", { class: "document-side" }, marks, metadataSection(document._source), entities)
+    )
   )
   return title
 }

@@ -42,7 +42,11 @@ export const field = (label: string, control: HTMLElement, hint?: string) => {
   return h("div", { class: "field" }, h("label", { for: id }, label), control, hintNode)
 }
 
-export const basename = (path: string) => path.split(/[\\/]/).filter((part) => part !== "").pop() ?? path
+export const basename = (path: string) =>
+  path
+    .split(/[\\/]/)
+    .filter((part) => part !== "")
+    .pop() ?? path
 
 export const formatBytes = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 ** 2).toFixed(1)} MB`

@@ -31,19 +31,44 @@ export type Relations = Readonly<Record<string, readonly [string, string | Reado
 
 const relationships = (relations: Relations) =>
   Object.fromEntries(
-    Object.entries(relations).map(([name, [type, id]]) => [name, { data: typeof id === "string" ? { type, id } : id.map((one) => ({ type, id: one })) }])
+    Object.entries(relations).map(([name, [type, id]]) => [
+      name,
+      { data: typeof id === "string" ? { type, id } : id.map((one) => ({ type, id: one })) }
+    ])
   )
 
 /**
  * POST `/api/v1/<path>/`: answers the whole document (its `meta` says what a bridge call did) or undefined. An `id`
  * is sent only where the API reads one in a POST (adding a batch search's hits to an existing task).
  */
-export const createResource = (path: string, type: string, attributes: Readonly<Record<string, unknown>>, relations: Relations = {}, id?: string) =>
-  sendJson<Document>("POST", `/api/v1/${path}/`, { data: { type, ...(id === undefined ? {} : { id }), attributes, relationships: relationships(relations) } }, jsonApi)
+export const createResource = (
+  path: string,
+  type: string,
+  attributes: Readonly<Record<string, unknown>>,
+  relations: Relations = {},
+  id?: string
+) =>
+  sendJson<Document>(
+    "POST",
+    `/api/v1/${path}/`,
+    { data: { type, ...(id === undefined ? {} : { id }), attributes, relationships: relationships(relations) } },
+    jsonApi
+  )
 
 /** PATCH `/api/v1/<path>/<id>/` with only the attributes sent. */
-export const updateResource = (path: string, type: string, id: string, attributes: Readonly<Record<string, unknown>>, relations: Relations = {}) =>
-  sendJson<Document>("PATCH", `/api/v1/${path}/${id}/`, { data: { type, id, attributes, relationships: relationships(relations) } }, jsonApi)
+export const updateResource = (
+  path: string,
+  type: string,
+  id: string,
+  attributes: Readonly<Record<string, unknown>>,
+  relations: Relations = {}
+) =>
+  sendJson<Document>(
+    "PATCH",
+    `/api/v1/${path}/${id}/`,
+    { data: { type, id, attributes, relationships: relationships(relations) } },
+    jsonApi
+  )
 
 /** A multipart upload (CSV imports, media ZIPs); answers the document, whose `meta` holds the counts. */
 export const uploadForm = async (path: string, form: FormData, report?: (message: string) => void) => {

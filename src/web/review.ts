@@ -56,7 +56,9 @@ const taskList = async (main: HTMLElement): Promise<string> => {
   )
   append(main, [
     h("h1", {}, "Review"),
-    items.length === 0 ? h("p", { class: "muted" }, "No review tasks are assigned to you.") : h("ul", { class: "plain task-cards" }, ...items),
+    items.length === 0
+      ? h("p", { class: "muted" }, "No review tasks are assigned to you.")
+      : h("ul", { class: "plain task-cards" }, ...items),
     isStaff ? adminSection(await loadCatalogue(), rerender) : null
   ])
   return "Review"
@@ -69,11 +71,28 @@ interface Choice {
   readonly requiresAlternative: boolean
 }
 
-const putResource = (path: string, type: string, id: string, attributes: Readonly<Record<string, unknown>>, relationships?: Readonly<Record<string, unknown>>) =>
-  sendJson<Document>("PUT", `/api/v1/${path}/${id}/`, { data: { type, id, attributes, ...(relationships === undefined ? {} : { relationships }) } }, jsonApi)
+const putResource = (
+  path: string,
+  type: string,
+  id: string,
+  attributes: Readonly<Record<string, unknown>>,
+  relationships?: Readonly<Record<string, unknown>>
+) =>
+  sendJson<Document>(
+    "PUT",
+    `/api/v1/${path}/${id}/`,
+    { data: { type, id, attributes, ...(relationships === undefined ? {} : { relationships }) } },
+    jsonApi
+  )
 
 /** One record of the queue: its values, the choices (also by their short keys), a note, an alternative value, lock and bookmark. */
-const recordCard = (review: Resource, record: Resource | undefined, choices: ReadonlyArray<Choice>, alternatives: ReadonlyArray<Resource>, onSaved: (advance: boolean) => void) => {
+const recordCard = (
+  review: Resource,
+  record: Resource | undefined,
+  choices: ReadonlyArray<Choice>,
+  alternatives: ReadonlyArray<Resource>,
+  onSaved: (advance: boolean) => void
+) => {
   const chosen = relationId(review, "choice")
   const locked = record?.attributes.locked === true
   const bookmarked = record?.attributes.bookmarked === true
@@ -81,19 +100,28 @@ const recordCard = (review: Resource, record: Resource | undefined, choices: Rea
     "select",
     { name: "alternativeValue" },
     h("option", { value: "" }, "None"),
-    ...alternatives.map((value) => h("option", { value: text(value.attributes.value), selected: text(value.attributes.value) === text(review.attributes.alternativeValue) }, text(value.attributes.name)))
+    ...alternatives.map((value) =>
+      h(
+        "option",
+        { value: text(value.attributes.value), selected: text(value.attributes.value) === text(review.attributes.alternativeValue) },
+        text(value.attributes.name)
+      )
+    )
   )
   const note = h("textarea", { name: "note", rows: 2 }, text(review.attributes.note))
   const choose = async (choice: Choice) => {
     const attributes = choice.requiresAlternative || alternative.value !== "" ? { alternativeValue: alternative.value } : {}
-    const saved = await putResource("task-record-reviews", "TaskRecordReview", review.id, attributes, { choice: { data: { type: "Choice", id: choice.id } } })
+    const saved = await putResource("task-record-reviews", "TaskRecordReview", review.id, attributes, {
+      choice: { data: { type: "Choice", id: choice.id } }
+    })
     if (saved !== undefined) {
       announce(`Record ${text(record?.attributes.uid)}: ${choice.name}.`)
       onSaved(true)
     }
   }
   const flag = async (name: "locked" | "bookmarked", value: boolean) => {
-    if (record !== undefined && (await putResource("task-records", "TaskRecord", record.id, { [name]: value })) !== undefined) onSaved(false)
+    if (record !== undefined && (await putResource("task-records", "TaskRecord", record.id, { [name]: value })) !== undefined)
+      onSaved(false)
   }
   const card = h(
     "li",
@@ -112,32 +140,64 @@ const recordCard = (review: Resource, record: Resource | undefined, choices: Rea
         }
       }
     },
-    h("h2", { id: `record-${review.id}` }, `Record ${text(record?.attributes.uid)}`, chosen === undefined ? "" : ` — ${choices.find((choice) => choice.id === chosen)?.name ?? "reviewed"}`),
-    h("dl", { class: "metadata" }, h("dt", {}, "Original value"), h("dd", {}, text(record?.attributes.originalValue)), h("dt", {}, "Predicted value"), h("dd", {}, text(record?.attributes.predictedValue))),
+    h(
+      "h2",
+      { id: `record-${review.id}` },
+      `Record ${text(record?.attributes.uid)}`,
+      chosen === undefined ? "" : ` — ${choices.find((choice) => choice.id === chosen)?.name ?? "reviewed"}`
+    ),
+    h(
+      "dl",
+      { class: "metadata" },
+      h("dt", {}, "Original value"),
+      h("dd", {}, text(record?.attributes.originalValue)),
+      h("dt", {}, "Predicted value"),
+      h("dd", {}, text(record?.attributes.predictedValue))
+    ),
     h(
       "div",
       { class: "actions", role: "group", "aria-label": "Choices" },
       ...choices.map((choice) =>
         h(
           "button",
-          { type: "button", "aria-pressed": String(chosen === choice.id), disabled: locked, onclick: () => void choose(choice), "aria-keyshortcuts": choice.keys.join(" ") || undefined },
+          {
+            type: "button",
+            "aria-pressed": String(chosen === choice.id),
+            disabled: locked,
+            onclick: () => void choose(choice),
+            "aria-keyshortcuts": choice.keys.join(" ") || undefined
+          },
           choice.name,
           choice.keys.length === 0 ? null : h("kbd", {}, choice.keys.join(", "))
         )
       )
     ),
-    h(
-      "div",
-      { class: "form-grid" },
-      alternatives.length === 0 ? null : field("Alternative value", alternative),
-      field("Note", note),
-    ),
+    h("div", { class: "form-grid" }, alternatives.length === 0 ? null : field("Alternative value", alternative), field("Note", note)),
     h(
       "p",
       { class: "actions" },
-      h("button", { type: "button", onclick: async () => (await putResource("task-record-reviews", "TaskRecordReview", review.id, { note: note.value, ...(alternative.value === "" ? {} : { alternativeValue: alternative.value }) })) !== undefined && onSaved(false) }, "Save the note"),
-      h("button", { type: "button", "aria-pressed": String(locked), onclick: () => void flag("locked", !locked) }, locked ? "Unlock" : "Lock"),
-      h("button", { type: "button", "aria-pressed": String(bookmarked), onclick: () => void flag("bookmarked", !bookmarked) }, bookmarked ? "Bookmarked" : "Bookmark")
+      h(
+        "button",
+        {
+          type: "button",
+          onclick: async () =>
+            (await putResource("task-record-reviews", "TaskRecordReview", review.id, {
+              note: note.value,
+              ...(alternative.value === "" ? {} : { alternativeValue: alternative.value })
+            })) !== undefined && onSaved(false)
+        },
+        "Save the note"
+      ),
+      h(
+        "button",
+        { type: "button", "aria-pressed": String(locked), onclick: () => void flag("locked", !locked) },
+        locked ? "Unlock" : "Lock"
+      ),
+      h(
+        "button",
+        { type: "button", "aria-pressed": String(bookmarked), onclick: () => void flag("bookmarked", !bookmarked) },
+        bookmarked ? "Bookmarked" : "Bookmark"
+      )
     )
   )
   return card
@@ -157,18 +217,33 @@ const queue = async (main: HTMLElement, taskId: string, focusReview?: string) =>
     .map((choice) => ({
       id: choice.id,
       name: text(choice.attributes.name),
-      keys: text(choice.attributes.shortkeys).split(/[,\s]+/).filter((key) => key !== "").map((key) => key.toLowerCase()),
+      keys: text(choice.attributes.shortkeys)
+        .split(/[,\s]+/)
+        .filter((key) => key !== "")
+        .map((key) => key.toLowerCase()),
       requiresAlternative: choice.attributes.requireAlternativeValue === true
     }))
   const alternatives = included.filter((resource) => resource.type === "AlternativeValue")
-  const reviews = await getJson<Document>(`/api/v1/task-record-reviews/?filter[checker]=${userId}&filter[task_record__task]=${taskId}&include=taskRecord&sort=task_record__id&page[size]=50`)
-  const records = new Map((reviews?.included ?? []).filter((resource) => resource.type === "TaskRecord").map((record) => [record.id, record]))
+  const reviews = await getJson<Document>(
+    `/api/v1/task-record-reviews/?filter[checker]=${userId}&filter[task_record__task]=${taskId}&include=taskRecord&sort=task_record__id&page[size]=50`
+  )
+  const records = new Map(
+    (reviews?.included ?? []).filter((resource) => resource.type === "TaskRecord").map((record) => [record.id, record])
+  )
   const reviewList = list(reviews)
   const rerender = async (afterReview: string, advance: boolean) => {
     const index = reviewList.findIndex((review) => review.id === afterReview)
     await queue(main, taskId, advance ? (reviewList[index + 1]?.id ?? afterReview) : afterReview)
   }
-  const cards = reviewList.map((review) => recordCard(review, records.get(relationId(review, "taskRecord") ?? ""), choices, alternatives, (advance) => void rerender(review.id, advance)))
+  const cards = reviewList.map((review) =>
+    recordCard(
+      review,
+      records.get(relationId(review, "taskRecord") ?? ""),
+      choices,
+      alternatives,
+      (advance) => void rerender(review.id, advance)
+    )
+  )
   const items = h(
     "ol",
     {
@@ -193,7 +268,11 @@ const queue = async (main: HTMLElement, taskId: string, focusReview?: string) =>
     h("h1", {}, text(taskResource.attributes.name)),
     await roundProgress(taskId, userId),
     h("p", {}, h("a", { href: routeHref(["review", taskId, "statistics"]) }, "Statistics and charts")),
-    h("p", { class: "hint", id: "review-keys" }, `Focus a record, then press ${[...shortcuts, "↑/↓ or k/j: previous or next record"].join("; ")}.`),
+    h(
+      "p",
+      { class: "hint", id: "review-keys" },
+      `Focus a record, then press ${[...shortcuts, "↑/↓ or k/j: previous or next record"].join("; ")}.`
+    ),
     items
   )
   if (focusReview !== undefined) main.querySelector<HTMLElement>(`[data-review="${focusReview}"]`)?.focus()

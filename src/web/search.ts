@@ -28,7 +28,12 @@ const go = (filters: Filters) => {
 }
 
 /** A group of checkboxes, one per bucket; a selected value stays listed even when it has no bucket. */
-const checkboxFacet = (title: string, buckets: ReadonlyArray<Bucket>, selected: ReadonlyArray<string>, onChange: (values: ReadonlyArray<string>) => void) => {
+const checkboxFacet = (
+  title: string,
+  buckets: ReadonlyArray<Bucket>,
+  selected: ReadonlyArray<string>,
+  onChange: (values: ReadonlyArray<string>) => void
+) => {
   const keys = [...buckets.map((bucket) => bucket.key), ...selected.filter((value) => !buckets.some((bucket) => bucket.key === value))]
   const counts = new Map(buckets.map((bucket) => [bucket.key, bucket.doc_count]))
   const boxes = keys.map((key) =>
@@ -68,14 +73,27 @@ const pathFacet = (filters: Filters, buckets: ReadonlyArray<Bucket>) => {
     h("h2", { id: "path-facet", class: "legend" }, "Folders"),
     filters.path === ""
       ? null
-      : h("p", {}, "In ", h("code", {}, filters.path), " ", h("a", { href: routeHref(["search"], queryOf({ ...filters, from: 0, path: parent ?? "" })) }, "Up one folder")),
+      : h(
+          "p",
+          {},
+          "In ",
+          h("code", {}, filters.path),
+          " ",
+          h("a", { href: routeHref(["search"], queryOf({ ...filters, from: 0, path: parent ?? "" })) }, "Up one folder")
+        ),
     buckets.length === 0
       ? h("p", { class: "muted" }, "No subfolders")
       : h(
           "ul",
           { class: "plain" },
           ...buckets.map((bucket) =>
-            h("li", {}, h("a", { href: routeHref(["search"], queryOf({ ...filters, from: 0, path: bucket.key })) }, `${basename(bucket.key)}/`), " ", h("span", { class: "count" }, bucket.doc_count))
+            h(
+              "li",
+              {},
+              h("a", { href: routeHref(["search"], queryOf({ ...filters, from: 0, path: bucket.key })) }, `${basename(bucket.key)}/`),
+              " ",
+              h("span", { class: "count" }, bucket.doc_count)
+            )
           )
         )
   )
@@ -113,7 +131,12 @@ const pager = (filters: Filters, total: number) => {
 
 export const searchPage: Page = async (main, session, route) => {
   const filters = filtersOf(route.query)
-  const input = h("input", { type: "search", name: "q", value: filters.q, placeholder: 'e.g. "annual report" AND contentType:"application/pdf"' })
+  const input = h("input", {
+    type: "search",
+    name: "q",
+    value: filters.q,
+    placeholder: 'e.g. "annual report" AND contentType:"application/pdf"'
+  })
   const form = h(
     "form",
     {
@@ -134,11 +157,15 @@ export const searchPage: Page = async (main, session, route) => {
   ])
   const buckets = (name: string) => answer?.aggregations?.[name]?.buckets ?? []
   const termFacet = (facet: TermFacet) =>
-    checkboxFacet(facetTitles[facet], buckets(facet), filters.terms[facet], (values) => go({ ...filters, from: 0, terms: { ...filters.terms, [facet]: values } }))
+    checkboxFacet(facetTitles[facet], buckets(facet), filters.terms[facet], (values) =>
+      go({ ...filters, from: 0, terms: { ...filters.terms, [facet]: values } })
+    )
   const entityFacets: ReadonlyArray<Child> = entityCategories.map((category, index) => {
     const found = entityAnswers[index]?.aggregations?.byMentions?.buckets ?? []
     if (found.length === 0 && (filters.entities[category] ?? []).length === 0) return null
-    return checkboxFacet(entityTitles[category], found, filters.entities[category] ?? [], (values) => go({ ...filters, from: 0, entities: { ...filters.entities, [category]: values } }))
+    return checkboxFacet(entityTitles[category], found, filters.entities[category] ?? [], (values) =>
+      go({ ...filters, from: 0, entities: { ...filters.entities, [category]: values } })
+    )
   })
   const starred = h(
     "fieldset",
@@ -147,7 +174,11 @@ export const searchPage: Page = async (main, session, route) => {
     h(
       "label",
       {},
-      h("input", { type: "checkbox", checked: filters.starred, onchange: (event: Event) => go({ ...filters, from: 0, starred: (event.target as HTMLInputElement).checked }) }),
+      h("input", {
+        type: "checkbox",
+        checked: filters.starred,
+        onchange: (event: Event) => go({ ...filters, from: 0, starred: (event.target as HTMLInputElement).checked })
+      }),
       " Starred documents only ",
       h("span", { class: "count" }, starredIds.length)
     )
@@ -168,9 +199,9 @@ export const searchPage: Page = async (main, session, route) => {
           { open: window.matchMedia("(min-width: 801px)").matches },
           h("summary", {}, "Filters"),
           termFacet("contentType"),
-        termFacet("language"),
-        termFacet("tags"),
-        starred,
+          termFacet("language"),
+          termFacet("tags"),
+          starred,
           pathFacet(filters, buckets("dirname")),
           ...entityFacets
         )
@@ -180,7 +211,11 @@ export const searchPage: Page = async (main, session, route) => {
         { class: "results", "aria-labelledby": "results-title" },
         h("h2", { id: "results-title" }, filters.q === "" ? "All documents" : `Results for ${filters.q}`),
         pager(filters, total),
-        h("ol", { class: "plain results-list", start: filters.from + 1 }, ...(answer?.hits.hits ?? []).map((hit) => resultItem(session.project, filters, hit)))
+        h(
+          "ol",
+          { class: "plain results-list", start: filters.from + 1 },
+          ...(answer?.hits.hits ?? []).map((hit) => resultItem(session.project, filters, hit))
+        )
       )
     )
   )

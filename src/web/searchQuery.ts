@@ -73,14 +73,25 @@ export const documentSearch = (filters: Filters, starredIds: ReadonlyArray<strin
     query: {
       bool: {
         filter: clauses(filters, starredIds),
-        must: [{ query_string: { query: filters.q.trim() === "" ? "*" : filters.q, default_operator: "AND" } }, { match: { type: "Document" } }]
+        must: [
+          { query_string: { query: filters.q.trim() === "" ? "*" : filters.q, default_operator: "AND" } },
+          { match: { type: "Document" } }
+        ]
       }
     },
     aggs: {
       contentType: { terms: { field: "contentType", size: 50, order: { _count: "desc" } } },
       language: { terms: { field: "language", size: 50, order: { _count: "desc" } } },
       tags: { terms: { field: "tags", size: 50, order: { _count: "desc" } } },
-      dirname: { terms: { field: "dirname.tree", include: `${escapeRegex(base)}/.*`, exclude: `${escapeRegex(base)}/.*/.*`, size: 50, order: { _key: "asc" } } }
+      dirname: {
+        terms: {
+          field: "dirname.tree",
+          include: `${escapeRegex(base)}/.*`,
+          exclude: `${escapeRegex(base)}/.*/.*`,
+          size: 50,
+          order: { _key: "asc" }
+        }
+      }
     }
   }
 }
@@ -89,7 +100,9 @@ export const documentSearch = (filters: Filters, starredIds: ReadonlyArray<strin
 export const entitySearch = (category: string) => ({
   size: 0,
   track_total_hits: true,
-  query: { bool: { filter: { bool: { must: [{ term: { isHidden: "false" } }, { term: { category } }] } }, must: { term: { type: "NamedEntity" } } } },
+  query: {
+    bool: { filter: { bool: { must: [{ term: { isHidden: "false" } }, { term: { category } }] } }, must: { term: { type: "NamedEntity" } } }
+  },
   aggs: { byMentions: { terms: { field: "mentionNorm", size: 10, order: { _count: "desc" } } } }
 })
 

@@ -15,7 +15,15 @@ export const sendToReviewForm = (batchSearch: string, batchName: string, queries
   const checkers = resourceSelect("checkers", catalogue.users, userLabel, true)
   const rounds = h("input", { name: "rounds", type: "number", min: 1, value: 1 })
   const existingTask = resourceSelect("task", catalogue.tasks, named)
-  const newFields = h("div", { class: "form-grid" }, field("Task name", name), field("Review project", project), field("Choices from", choiceGroup), field("Checkers", checkers, "Hold Ctrl (or ⌘) to pick several."), field("Rounds", rounds))
+  const newFields = h(
+    "div",
+    { class: "form-grid" },
+    field("Task name", name),
+    field("Review project", project),
+    field("Choices from", choiceGroup),
+    field("Checkers", checkers, "Hold Ctrl (or ⌘) to pick several."),
+    field("Rounds", rounds)
+  )
   const existingFields = h("div", { class: "form-grid", hidden: true }, field("Existing task", existingTask))
   // Only the fields of the chosen target are shown and required.
   const showTarget = () => {
@@ -40,7 +48,11 @@ export const sendToReviewForm = (batchSearch: string, batchName: string, queries
       ...(creating ? { name: name.value.trim() || batchName, rounds: Number(rounds.value || 1) } : {})
     }
     const relations: Relations = creating
-      ? { project: ["Project", project.value], choiceGroup: ["ChoiceGroup", choiceGroup.value], checkers: ["User", selectedValues(checkers)] }
+      ? {
+          project: ["Project", project.value],
+          choiceGroup: ["ChoiceGroup", choiceGroup.value],
+          checkers: ["User", selectedValues(checkers)]
+        }
       : {}
     const answer = await createResource("tasks/from-batch-search", "Task", attributes, relations, creating ? undefined : existingTask.value)
     if (answer === undefined) return
@@ -77,7 +89,12 @@ export const sendToReviewForm = (batchSearch: string, batchName: string, queries
     ),
     newFields,
     existingFields,
-    h("fieldset", { class: "query-choices" }, h("legend", {}, "Queries to include"), ...queryBoxes.map((box) => h("label", {}, box, " ", h("code", {}, box.value)))),
+    h(
+      "fieldset",
+      { class: "query-choices" },
+      h("legend", {}, "Queries to include"),
+      ...queryBoxes.map((box) => h("label", {}, box, " ", h("code", {}, box.value)))
+    ),
     h("div", { class: "form-grid" }, field("Hits per query", hitsPerQuery, "All the hits when empty.")),
     h("p", {}, h("label", {}, skipReviewed, " Skip documents already reviewed in the project")),
     h("p", { class: "actions" }, h("button", { type: "submit" }, "Send to review")),

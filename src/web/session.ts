@@ -29,7 +29,8 @@ export const loadSession = async (): Promise<Session | undefined> => {
   if (me === undefined || me === null) return undefined
   const projects = me.projects?.map((project) => project.name) ?? []
   const stored = localStorage.getItem(projectKey)
-  const fallback = settings.defaultProject !== undefined && projects.includes(settings.defaultProject) ? settings.defaultProject : projects[0]
+  const fallback =
+    settings.defaultProject !== undefined && projects.includes(settings.defaultProject) ? settings.defaultProject : projects[0]
   return {
     mode: settings.mode ?? "LOCAL",
     dataDir: settings.dataDir ?? "/",
@@ -57,7 +58,10 @@ export const signInForm = (onSignedIn: () => void) => {
       onsubmit: async (event: Event) => {
         event.preventDefault()
         // The form sign-in sets the session cookie (Basic credentials open no session), so the password is not kept.
-        const answer = await call("/auth/signin", { method: "POST", body: new URLSearchParams({ login: login.value, password: password.value }) })
+        const answer = await call("/auth/signin", {
+          method: "POST",
+          body: new URLSearchParams({ login: login.value, password: password.value })
+        })
         if (answer !== undefined) onSignedIn()
         else announce("Wrong login or password.")
       }

@@ -22,7 +22,8 @@ const allPages = async (path: string) => {
   }
 }
 
-const count = async (path: string) => ((await getJson<Document>(`${path}&page[size]=1`))?.meta?.pagination as { count?: number } | undefined)?.count ?? 0
+const count = async (path: string) =>
+  ((await getJson<Document>(`${path}&page[size]=1`))?.meta?.pagination as { count?: number } | undefined)?.count ?? 0
 
 const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 100))
 const plural = (value: number, word: string) => `${value} ${word}${value === 1 ? "" : "s"}`
@@ -31,7 +32,9 @@ const progressChart = async (taskId: string) => {
   const answer = await getJson<Document>(`/api/v1/task-user-statistics/?filter[task]=${taskId}&include=checker`)
   const checkers = new Map((answer?.included ?? []).map((user) => [user.id, text(user.attributes.username)]))
   const rows = list(answer).map((statistic) => statistic.attributes as { round: number; doneCount: number; pendingCount: number })
-  const labels = list(answer).map((statistic, index) => `${checkers.get(relationId(statistic, "checker") ?? "") ?? "?"} · round ${rows[index]!.round}`)
+  const labels = list(answer).map(
+    (statistic, index) => `${checkers.get(relationId(statistic, "checker") ?? "") ?? "?"} · round ${rows[index]!.round}`
+  )
   const doneTotal = rows.reduce((sum, row) => sum + row.doneCount, 0)
   const total = doneTotal + rows.reduce((sum, row) => sum + row.pendingCount, 0)
   return chartFigure({
@@ -60,13 +63,18 @@ const choicesChart = async (taskId: string, choices: ReadonlyArray<Resource>) =>
     kind: "bar",
     labels: choices.map((choice) => text(choice.attributes.name)),
     series: [{ label: "Reviews", values, color: accent }],
-    summary: choices.length === 0 ? "The task has no choices." : `${choices.map((choice, index) => `${text(choice.attributes.name)}: ${values[index]}`).join(", ")}.`
+    summary:
+      choices.length === 0
+        ? "The task has no choices."
+        : `${choices.map((choice, index) => `${text(choice.attributes.name)}: ${values[index]}`).join(", ")}.`
   }).figure
 }
 
 const disagreementChart = async (taskId: string) => {
   const reviewed = await count(`/api/v1/task-records/?filter[task]=${taskId}&filter[reviewed]=1`)
-  const { resources } = await allPages(`/api/v1/task-record-reviews/?filter[task_record__task]=${taskId}&filter[task_record__has_disagreements]=1`)
+  const { resources } = await allPages(
+    `/api/v1/task-record-reviews/?filter[task_record__task]=${taskId}&filter[task_record__has_disagreements]=1`
+  )
   const disagreeing = new Set(resources.map((review) => relationId(review, "taskRecord"))).size
   return chartFigure({
     title: "Disagreements",
@@ -98,7 +106,10 @@ const activityChart = async (taskId: string) => {
     kind: "line",
     labels: days,
     series: [{ label: "Actions", values, color: accent }],
-    summary: days.length === 0 ? "No review activity yet." : `${plural(total, "action")} over ${plural(days.length, "day")}, from ${days[0]} to ${days[days.length - 1]}.`
+    summary:
+      days.length === 0
+        ? "No review activity yet."
+        : `${plural(total, "action")} over ${plural(days.length, "day")}, from ${days[0]} to ${days[days.length - 1]}.`
   }).figure
 }
 

@@ -32,31 +32,47 @@ const folderPicker = (root: string) => {
   const folder = (entry: { name: string }, depth: number): HTMLLIElement => {
     const children = h("ul", { class: "plain tree-level", hidden: true })
     const label = depth === 0 ? `${entry.name} (data folder)` : basename(entry.name)
-    const toggle = h("button", {
-      type: "button",
-      class: "tree-toggle",
-      "aria-expanded": "false",
-      "aria-label": `Show the folders in ${label}`,
-      onclick: async () => {
-        const open = toggle.getAttribute("aria-expanded") === "true"
-        if (!open && children.childElementCount === 0) {
-          const tree = await getJson<TreeEntry>(`/api/tree${pathOf(entry.name)}`)
-          const subfolders = (tree?.contents ?? []).filter((child) => child.type === "directory")
-          children.replaceChildren(...(subfolders.length === 0 ? [h("li", { class: "muted" }, "No subfolders")] : subfolders.map((child) => folder(child, depth + 1))))
+    const toggle = h(
+      "button",
+      {
+        type: "button",
+        class: "tree-toggle",
+        "aria-expanded": "false",
+        "aria-label": `Show the folders in ${label}`,
+        onclick: async () => {
+          const open = toggle.getAttribute("aria-expanded") === "true"
+          if (!open && children.childElementCount === 0) {
+            const tree = await getJson<TreeEntry>(`/api/tree${pathOf(entry.name)}`)
+            const subfolders = (tree?.contents ?? []).filter((child) => child.type === "directory")
+            children.replaceChildren(
+              ...(subfolders.length === 0
+                ? [h("li", { class: "muted" }, "No subfolders")]
+                : subfolders.map((child) => folder(child, depth + 1)))
+            )
+          }
+          toggle.setAttribute("aria-expanded", String(!open))
+          toggle.textContent = open ? "▸" : "▾"
+          children.hidden = open
         }
-        toggle.setAttribute("aria-expanded", String(!open))
-        toggle.textContent = open ? "▸" : "▾"
-        children.hidden = open
-      }
-    }, "▸")
-    return h("li", {}, toggle, h("label", {}, h("input", { type: "radio", name: "folder", value: entry.name, checked: depth === 0 }), ` ${label}`), children)
+      },
+      "▸"
+    )
+    return h(
+      "li",
+      {},
+      toggle,
+      h("label", {}, h("input", { type: "radio", name: "folder", value: entry.name, checked: depth === 0 }), ` ${label}`),
+      children
+    )
   }
   return h("ul", { class: "plain tree" }, folder({ name: root }, 0))
 }
 
 const indexForm = (session: Session, onStarted: () => void) => {
   const pipelines = h("select", { name: "pipeline" })
-  void getJson<ReadonlyArray<string>>("/api/ner/pipelines").then((names) => pipelines.replaceChildren(...(names ?? []).map((name) => h("option", { value: name }, name))))
+  void getJson<ReadonlyArray<string>>("/api/ner/pipelines").then((names) =>
+    pipelines.replaceChildren(...(names ?? []).map((name) => h("option", { value: name }, name)))
+  )
   const form = h(
     "form",
     {
@@ -66,7 +82,9 @@ const indexForm = (session: Session, onStarted: () => void) => {
         event.preventDefault()
         const folder = new FormData(form).get("folder")
         if (typeof folder !== "string") return announce("Choose a folder first.")
-        const started = await sendJson("POST", `/api/task/batchUpdate/index${pathOf(folder)}`, { options: { defaultProject: session.project } })
+        const started = await sendJson("POST", `/api/task/batchUpdate/index${pathOf(folder)}`, {
+          options: { defaultProject: session.project }
+        })
         if (started !== undefined) announce(`Indexing ${folder} into ${session.project}.`)
         onStarted()
       }
@@ -81,7 +99,11 @@ const indexForm = (session: Session, onStarted: () => void) => {
       class: "inline-form",
       onsubmit: async (event: Event) => {
         event.preventDefault()
-        if ((await sendJson("POST", `/api/task/findNames/${encodeURIComponent(pipelines.value)}`, { options: { defaultProject: session.project } })) !== undefined) {
+        if (
+          (await sendJson("POST", `/api/task/findNames/${encodeURIComponent(pipelines.value)}`, {
+            options: { defaultProject: session.project }
+          })) !== undefined
+        ) {
           announce(`Finding named entities with ${pipelines.value}.`)
         }
         onStarted()
@@ -90,7 +112,12 @@ const indexForm = (session: Session, onStarted: () => void) => {
     field("Named-entity pipeline", pipelines),
     h("button", { type: "submit" }, "Find named entities")
   )
-  return h("div", {}, form, h("section", { class: "card", "aria-labelledby": "names-title" }, h("h2", { id: "names-title" }, "Named entities"), names))
+  return h(
+    "div",
+    {},
+    form,
+    h("section", { class: "card", "aria-labelledby": "names-title" }, h("h2", { id: "names-title" }, "Named entities"), names)
+  )
 }
 
 const taskRow = (task: Task, onChange: () => void) => {
@@ -154,14 +181,21 @@ const indexRate = () => {
     const indexTasks = tasks.filter((task) => task.name.includes("IndexTask"))
     for (const task of indexTasks) if (task.state === "RUNNING") seenRunning.add(task.name)
     // The running index task; else the one last seen running, whose final rate closes its curve.
-    const task = indexTasks.find((one) => one.state === "RUNNING") ?? indexTasks.find((one) => one.name === watched) ?? indexTasks.find((one) => seenRunning.has(one.name))
+    const task =
+      indexTasks.find((one) => one.state === "RUNNING") ??
+      indexTasks.find((one) => one.name === watched) ??
+      indexTasks.find((one) => seenRunning.has(one.name))
     if (task?.rate === undefined) return
     if (task.name !== watched) {
       watched = task.name
       started = Date.now()
       samples.length = 0
     } else if (task.state !== "RUNNING" && samples.length > 0 && samples[samples.length - 1]!.files === task.rate.files) return
-    samples.push({ seconds: Math.round((Date.now() - started) / 100) / 10, filesPerSecond: task.rate.filesPerSecond, files: task.rate.files })
+    samples.push({
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+      filesPerSecond: task.rate.filesPerSecond,
+      files: task.rate.files
+    })
     update(rateSpec(taskLabel(task.name), samples))
   }
   return { figure, sample }
@@ -172,7 +206,9 @@ export const tasksPage: Page = async (main, session) => {
   const rate = indexRate()
   const refresh = async () => {
     const tasks = (await getJson<ReadonlyArray<Task>>("/api/task/all")) ?? []
-    list.replaceChildren(...(tasks.length === 0 ? [h("li", { class: "muted" }, "No tasks.")] : tasks.map((task) => taskRow(task, () => void refresh()))))
+    list.replaceChildren(
+      ...(tasks.length === 0 ? [h("li", { class: "muted" }, "No tasks.")] : tasks.map((task) => taskRow(task, () => void refresh())))
+    )
     rate.sample(tasks)
     return tasks.some((task) => task.state === "RUNNING")
   }

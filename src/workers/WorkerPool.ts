@@ -10,7 +10,11 @@ import { Effect, Schema, type Scope } from "effect"
  */
 export const typeScriptWorker = (entry: URL, workerData?: unknown) => {
   // require() resolves the CommonJS build of the API; its ES module build sits beside it.
-  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href
+  const tsxApi = pathToFileURL(
+    createRequire(import.meta.url)
+      .resolve("tsx/esm/api")
+      .replace(/\.cjs$/, ".mjs")
+  ).href
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(entry.href)}))`
   return new Worker(bootstrap, { eval: true, execArgv: [], workerData })
 }

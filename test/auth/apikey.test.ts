@@ -73,7 +73,9 @@ for (const database of databaseKinds) {
           // The key is Jay's: it reads Jay's hash but not the admin's.
           expect(yield* bodyJson(yield* request("/api/key/jay", { headers: bearer(jayKey) }))).toEqual({ hashedKey: sha384(jayKey) })
           expect((yield* request("/api/key/root", { headers: bearer(jayKey) })).status).toBe(403)
-          expect(yield* bodyJson(yield* request("/api/key/jay", { headers: { authorization: admin } }))).toEqual({ hashedKey: sha384(jayKey) })
+          expect(yield* bodyJson(yield* request("/api/key/jay", { headers: { authorization: admin } }))).toEqual({
+            hashedKey: sha384(jayKey)
+          })
           expect((yield* request("/api/key/jay", { method: "DELETE", headers: { authorization: admin } })).status).toBe(204)
           expect((yield* request("/api/status", { headers: bearer(jayKey) })).status).toBe(401)
           const ghost = yield* request("/api/key/ghost", { method: "PUT", headers: { authorization: admin } })

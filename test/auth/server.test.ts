@@ -56,9 +56,10 @@ for (const database of databaseKinds) {
           expect((yield* status({ cookie: forged })).status).toBe(401)
           const cookie = yield* sessionCookieOf("erin", "pw")
           const server = yield* TestServer
-          yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_login = 'erin'`).pipe(
-            Effect.provide(server.context)
-          )
+          yield* Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_login = 'erin'`
+          ).pipe(Effect.provide(server.context))
           expect((yield* status({ cookie })).status).toBe(401)
         })
       )

@@ -24,8 +24,12 @@ const childEnv = (home: string, extra: Readonly<Record<string, string>>) => ({
  * Quarry the way `npm start` runs it: one node process with the tsx loader, so that signals reach it directly
  * (npx would also add its own warnings to stderr).
  */
-const spawnQuarry = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>>, nodeArgs: ReadonlyArray<string> = []) =>
-  spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts", ...args], { cwd: root, env: childEnv(home, env) })
+const spawnQuarry = (
+  args: ReadonlyArray<string>,
+  home: string,
+  env: Readonly<Record<string, string>>,
+  nodeArgs: ReadonlyArray<string> = []
+) => spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts", ...args], { cwd: root, env: childEnv(home, env) })
 
 export interface Finished {
   readonly code: number | null
@@ -61,7 +65,12 @@ export class QuarryDidNotStart extends Data.TaggedError("QuarryDidNotStart")<{ r
  * Starts a server and waits for its `listening on <url>` line. The scope kills it if the test did not stop it.
  * `stop` sends a signal and waits for the exit. `nodeArgs` go to node itself (a benchmark's `--cpu-prof`).
  */
-export const startQuarry = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}, nodeArgs: ReadonlyArray<string> = []) =>
+export const startQuarry = (
+  args: ReadonlyArray<string>,
+  home: string,
+  env: Readonly<Record<string, string>> = {},
+  nodeArgs: ReadonlyArray<string> = []
+) =>
   Effect.gen(function* () {
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => spawnQuarry(args, home, env, nodeArgs)),
@@ -78,6 +87,10 @@ export const startQuarry = (args: ReadonlyArray<string>, home: string, env: Read
       Effect.flatMap(finished, (run) => Effect.fail(new QuarryDidNotStart({ run })))
     ).pipe(Effect.timeout("45 seconds"))
     const pid = child.pid ?? 0
-    const stop = (signal: NodeJS.Signals) => Effect.zipRight(Effect.sync(() => child.kill(signal)), finished)
+    const stop = (signal: NodeJS.Signals) =>
+      Effect.zipRight(
+        Effect.sync(() => child.kill(signal)),
+        finished
+      )
     return { url, pid, output, stop }
   })

@@ -91,8 +91,20 @@ describe("quarry serve", () => {
       const settingsFile = path.join(home, "quarry.properties")
       fs.writeFileSync(settingsFile, "defaultProject=from-file\ndefaultUserName=from-file\n")
       const server = yield* startQuarry(
-        ["--tcpListenPort", "0", "--dataDir", path.join(home, "docs"), "--dataSourceUrl", `pglite:${databaseDir}`, "-s", settingsFile,
-          "--defaultProject", "from-cli", "--batchDownloadMaxNbFiles", "7"],
+        [
+          "--tcpListenPort",
+          "0",
+          "--dataDir",
+          path.join(home, "docs"),
+          "--dataSourceUrl",
+          `pglite:${databaseDir}`,
+          "-s",
+          settingsFile,
+          "--defaultProject",
+          "from-cli",
+          "--batchDownloadMaxNbFiles",
+          "7"
+        ],
         home,
         { DS_DOCKER_DEFAULT_USER_NAME: "from-env" }
       )

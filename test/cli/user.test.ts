@@ -50,15 +50,21 @@ const lines = (text: string) => text.split("\n").filter((line) => line.length > 
 
 // Before the embedded suite: its `layer` call rebinds the module's `it` to the test server's runtime.
 describe.skipIf(!postgresAvailable)(`quarry user on PostgreSQL${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`, () => {
-  it.scoped("adds, lists and removes users", () =>
-    Effect.gen(function* () {
-      const { url } = yield* throwawayPostgres
-      const db = `--dataSourceUrl=${url}`
-      expect(yield* quarry("user", "add", "dora", "--password", "pw", "--projects", "x", db)).toEqual({ code: 0, stdout: "user dora created\n", stderr: "" })
-      expect(lines((yield* quarry("user", "list", db)).stdout)).toEqual(["dora\t-\t-\tx\t-"])
-      expect((yield* quarry("user", "remove", "dora", db)).stdout).toBe("user dora removed\n")
-      expect(yield* quarry("user", "list", db)).toEqual({ code: 0, stdout: "", stderr: "" })
-    }),
+  it.scoped(
+    "adds, lists and removes users",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* throwawayPostgres
+        const db = `--dataSourceUrl=${url}`
+        expect(yield* quarry("user", "add", "dora", "--password", "pw", "--projects", "x", db)).toEqual({
+          code: 0,
+          stdout: "user dora created\n",
+          stderr: ""
+        })
+        expect(lines((yield* quarry("user", "list", db)).stdout)).toEqual(["dora\t-\t-\tx\t-"])
+        expect((yield* quarry("user", "remove", "dora", db)).stdout).toBe("user dora removed\n")
+        expect(yield* quarry("user", "list", db)).toEqual({ code: 0, stdout: "", stderr: "" })
+      }),
     spawnTimeout
   )
 })
@@ -66,44 +72,76 @@ describe.skipIf(!postgresAvailable)(`quarry user on PostgreSQL${postgresAvailabl
 describe("quarry user on an embedded database", () => {
   const db = `--dataSourceUrl=pglite:${embedded}`
 
-  it.effect("adds a user, then updates it", () =>
-    Effect.gen(function* () {
-      const added = yield* quarry("user", "add", "alice", "--password", "first pw", "--email", "alice@example.org", "--name", "Alice A", "--projects", "p1,p2", "--admin", db)
-      expect(added).toEqual({ code: 0, stdout: "user alice created\n", stderr: "" })
-      const updated = yield* quarry("user", "add", "alice", "--password", "second pw", "--name", "Alice B", "--projects", "p3", "--admin", db)
-      expect(updated).toEqual({ code: 0, stdout: "user alice updated\n", stderr: "" })
-    }),
+  it.effect(
+    "adds a user, then updates it",
+    () =>
+      Effect.gen(function* () {
+        const added = yield* quarry(
+          "user",
+          "add",
+          "alice",
+          "--password",
+          "first pw",
+          "--email",
+          "alice@example.org",
+          "--name",
+          "Alice A",
+          "--projects",
+          "p1,p2",
+          "--admin",
+          db
+        )
+        expect(added).toEqual({ code: 0, stdout: "user alice created\n", stderr: "" })
+        const updated = yield* quarry(
+          "user",
+          "add",
+          "alice",
+          "--password",
+          "second pw",
+          "--name",
+          "Alice B",
+          "--projects",
+          "p3",
+          "--admin",
+          db
+        )
+        expect(updated).toEqual({ code: 0, stdout: "user alice updated\n", stderr: "" })
+      }),
     spawnTimeout
   )
 
-  it.effect("lists users one per line and removes them", () =>
-    Effect.gen(function* () {
-      expect((yield* quarry("user", "add", "bob", "--password", "pw", db)).code).toBe(0)
-      const listed = yield* quarry("user", "list", db)
-      expect(listed.code).toBe(0)
-      expect(lines(listed.stdout)).toEqual(["alice\tAlice B\t-\tp3\tadmin", "bob\t-\t-\t-\t-"])
-      expect(yield* quarry("user", "remove", "bob", db)).toEqual({ code: 0, stdout: "user bob removed\n", stderr: "" })
-      const again = yield* quarry("user", "remove", "bob", db)
-      expect(again.code).toBe(2)
-      expect(lines(again.stderr)).toEqual(["quarry: user bob not found"])
-    }),
+  it.effect(
+    "lists users one per line and removes them",
+    () =>
+      Effect.gen(function* () {
+        expect((yield* quarry("user", "add", "bob", "--password", "pw", db)).code).toBe(0)
+        const listed = yield* quarry("user", "list", db)
+        expect(listed.code).toBe(0)
+        expect(lines(listed.stdout)).toEqual(["alice\tAlice B\t-\tp3\tadmin", "bob\t-\t-\t-\t-"])
+        expect(yield* quarry("user", "remove", "bob", db)).toEqual({ code: 0, stdout: "user bob removed\n", stderr: "" })
+        const again = yield* quarry("user", "remove", "bob", db)
+        expect(again.code).toBe(2)
+        expect(lines(again.stderr)).toEqual(["quarry: user bob not found"])
+      }),
     spawnTimeout
   )
 
-  it.effect("rejects bad command lines and bad users with one line and status 2", () =>
-    Effect.gen(function* () {
-      const cases: ReadonlyArray<[ReadonlyArray<string>, string]> = [
-        [["user", "add", "carl"], "quarry: user add needs --password <pw>"],
-        [["user", "add", "a:b", "--password", "pw"], "quarry: a login is 1 to 96 characters, without spaces or ':'"],
-        [["user", "list", "--bogus", "1"], "quarry: unknown option --bogus (see --help)"],
-        [["user", "remove", "bob", "--admin"], "quarry: --admin applies to user add only"]
-      ]
-      for (const [args, message] of cases) {
-        const run = yield* quarry(...args, db)
-        expect(run.code).toBe(2)
-        expect(lines(run.stderr)).toEqual([message])
-      }
-    }),
+  it.effect(
+    "rejects bad command lines and bad users with one line and status 2",
+    () =>
+      Effect.gen(function* () {
+        const cases: ReadonlyArray<[ReadonlyArray<string>, string]> = [
+          [["user", "add", "carl"], "quarry: user add needs --password <pw>"],
+          [["user", "add", "a:b", "--password", "pw"], "quarry: a login is 1 to 96 characters, without spaces or ':'"],
+          [["user", "list", "--bogus", "1"], "quarry: unknown option --bogus (see --help)"],
+          [["user", "remove", "bob", "--admin"], "quarry: --admin applies to user add only"]
+        ]
+        for (const [args, message] of cases) {
+          const run = yield* quarry(...args, db)
+          expect(run.code).toBe(2)
+          expect(lines(run.stderr)).toEqual([message])
+        }
+      }),
     spawnTimeout
   )
 
@@ -116,15 +154,17 @@ describe("quarry user on an embedded database", () => {
         })
       )
 
-      it.effect("the command says in one line that the database is in use, and exits non-zero", () =>
-        Effect.gen(function* () {
-          const run = yield* quarry("user", "list", db)
-          expect(run.code).toBe(2)
-          expect(run.stdout).toBe("")
-          expect(lines(run.stderr)).toEqual([
-            `quarry: the embedded database ${embedded} is in use by process ${process.pid}; stop that Quarry first or use --dataSourceUrl postgresql://…`
-          ])
-        }),
+      it.effect(
+        "the command says in one line that the database is in use, and exits non-zero",
+        () =>
+          Effect.gen(function* () {
+            const run = yield* quarry("user", "list", db)
+            expect(run.code).toBe(2)
+            expect(run.stdout).toBe("")
+            expect(lines(run.stderr)).toEqual([
+              `quarry: the embedded database ${embedded} is in use by process ${process.pid}; stop that Quarry first or use --dataSourceUrl postgresql://…`
+            ])
+          }),
         spawnTimeout
       )
     })

@@ -155,12 +155,20 @@ describe("resolveSettings rejects bad values, naming the option", () => {
   it.scoped("an unknown mode", () => rejects(() => ({ cli: { mode: "EMBEDDED" } }), "mode", "must be one of LOCAL, SERVER"))
   it.scoped("a port out of range", () => rejects(() => ({ cli: { tcpListenPort: "70000" } }), "tcpListenPort", "between 0 and 65535"))
   it.scoped("a port that is no number", () => rejects(() => ({ cli: { tcpListenPort: "80a" } }), "tcpListenPort", "integer"))
-  it.scoped("a data source of another kind", () => rejects(() => ({ cli: { dataSourceUrl: "jdbc:sqlite:x.db" } }), "dataSourceUrl", "postgresql"))
-  it.scoped("an Elasticsearch address that is no URL", () => rejects(() => ({ cli: { elasticsearchAddress: "es:9200" } }), "elasticsearchAddress", "http"))
+  it.scoped("a data source of another kind", () =>
+    rejects(() => ({ cli: { dataSourceUrl: "jdbc:sqlite:x.db" } }), "dataSourceUrl", "postgresql")
+  )
+  it.scoped("an Elasticsearch address that is no URL", () =>
+    rejects(() => ({ cli: { elasticsearchAddress: "es:9200" } }), "elasticsearchAddress", "http")
+  )
   it.scoped("a boolean that is not true or false", () => rejects(() => ({ cli: { ocr: "yes" } }), "ocr", "true, false"))
-  it.scoped("a missing --settings file", () => rejects((dir) => ({ cli: { settings: path.join(dir, "missing.properties") } }), "settings", "cannot read"))
+  it.scoped("a missing --settings file", () =>
+    rejects((dir) => ({ cli: { settings: path.join(dir, "missing.properties") } }), "settings", "cannot read")
+  )
   it.scoped("a --settings path that is a directory", () => rejects((dir) => ({ cli: { settings: dir } }), "settings", "cannot read"))
-  it.scoped("a default settings file that cannot be read", () => rejects((dir) => ({ defaultSettingsFile: dir }), "settings", "cannot read"))
+  it.scoped("a default settings file that cannot be read", () =>
+    rejects((dir) => ({ defaultSettingsFile: dir }), "settings", "cannot read")
+  )
 
   it.scoped("a bad value from a file, saying which file", () =>
     Effect.gen(function* () {

@@ -40,7 +40,11 @@ describe("updateSettings", () => {
       fs.writeFileSync(file, "# mine\nplatform=staging\nscrollSize=10\n")
       const settings = yield* settingsWith(dir, { settings: file, tcpListenPort: "9000" })
       yield* updateSettings(settings, { scrollSize: "500", previewHost: "http://preview" })
-      expect(parseProperties(fs.readFileSync(file, "utf8"))).toEqual({ platform: "staging", scrollSize: "500", previewHost: "http://preview" })
+      expect(parseProperties(fs.readFileSync(file, "utf8"))).toEqual({
+        platform: "staging",
+        scrollSize: "500",
+        previewHost: "http://preview"
+      })
       expect(yield* publicSettings(settings)).toMatchObject({ scrollSize: "500", previewHost: "http://preview", tcpListenPort: "9000" })
     })
   )

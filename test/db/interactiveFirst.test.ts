@@ -31,7 +31,11 @@ describe("InteractiveFirst: searches before index writes on the embedded databas
       yield* Fiber.join(write)
       yield* Fiber.interrupt(search)
       // The interrupted search counts no more: the next turn is immediate.
-      yield* turns.backgroundTurn.pipe(Effect.timeoutFail({ duration: "1 millis", onTimeout: () => "still waiting" }), Effect.fork, Effect.flatMap(Fiber.join))
+      yield* turns.backgroundTurn.pipe(
+        Effect.timeoutFail({ duration: "1 millis", onTimeout: () => "still waiting" }),
+        Effect.fork,
+        Effect.flatMap(Fiber.join)
+      )
     }).pipe(Effect.provide(InteractiveFirst.Default))
   )
 })

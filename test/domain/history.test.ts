@@ -10,16 +10,28 @@ describe("history requests", () => {
   })
 
   it("accept the seed's camelCase sort names and the reference's column names alike", () => {
-    for (const [camel, column] of [["modificationDate", "modification_date"], ["creationDate", "creation_date"], ["userId", "user_id"]] as const) {
+    for (const [camel, column] of [
+      ["modificationDate", "modification_date"],
+      ["creationDate", "creation_date"],
+      ["userId", "user_id"]
+    ] as const) {
       expect(sortColumns[camel]).toBe(column)
       expect(sortColumns[column]).toBe(column)
     }
     const parsed = parseHistoryQuery({ type: "document", sort: "creationDate", desc: "False", from: "2", size: "5", projects: "a,,b" })
-    expect(parsed).toEqual(Either.right({ type: "DOCUMENT", from: 2, size: 5, sortColumn: "creation_date", descending: false, projects: ["a", "b"] }))
+    expect(parsed).toEqual(
+      Either.right({ type: "DOCUMENT", from: 2, size: 5, sortColumn: "creation_date", descending: false, projects: ["a", "b"] })
+    )
   })
 
   it("refuse unknown types and sorts, negative or fractional bounds, and ids that are not integers", () => {
-    for (const parameters of [{}, { type: "folder" }, { type: "search", sort: "password_hash" }, { type: "search", from: "-1" }, { type: "search", size: "1e3" }]) {
+    for (const parameters of [
+      {},
+      { type: "folder" },
+      { type: "search", sort: "password_hash" },
+      { type: "search", from: "-1" },
+      { type: "search", size: "1e3" }
+    ]) {
       expect(Either.isLeft(parseHistoryQuery(parameters))).toBe(true)
     }
     expect(parseEventId("42")).toEqual(Either.right(42))

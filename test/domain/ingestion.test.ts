@@ -62,7 +62,11 @@ for (const database of ["pglite", "postgres"] as const) {
           yield* sql.unsafe(`CREATE TRIGGER refuse_index_tasks BEFORE INSERT ON tasks FOR EACH ROW
             WHEN (NEW.kind = '${IndexJob.name}') EXECUTE FUNCTION refuse_index_tasks()`)
           const exit = yield* scanAndIndex(yield* tempDir).pipe(
-            Effect.ensuring(Effect.orDie(Effect.zipRight(sql.unsafe("DROP TRIGGER refuse_index_tasks ON tasks"), sql.unsafe("DROP FUNCTION refuse_index_tasks()"))))
+            Effect.ensuring(
+              Effect.orDie(
+                Effect.zipRight(sql.unsafe("DROP TRIGGER refuse_index_tasks ON tasks"), sql.unsafe("DROP FUNCTION refuse_index_tasks()"))
+              )
+            )
           )
           expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
           expect(yield* tasksOfKind(ScanJob.name)).toHaveLength(0)

@@ -66,13 +66,18 @@ export const startOtherEngine = <E = never, R = never>(options: EngineOptions = 
 export const clearTasks = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM tasks`).pipe(Effect.orDie)
 
 /** Re-runs `read` every 25 ms until `done` holds, failing with the last value after `timeout`. */
-export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, done: (value: A) => boolean, timeout: Duration.DurationInput = "10 seconds") =>
+export const eventually = <A, E, R>(
+  read: Effect.Effect<A, E, R>,
+  done: (value: A) => boolean,
+  timeout: Duration.DurationInput = "10 seconds"
+) =>
   Effect.gen(function* () {
     const deadline = Date.now() + Duration.toMillis(Duration.decode(timeout))
     for (;;) {
       const value = yield* read
       if (done(value)) return value
-      if (Date.now() > deadline) return yield* Effect.dieMessage(`condition not met within ${Duration.format(Duration.decode(timeout))}: ${JSON.stringify(value)}`)
+      if (Date.now() > deadline)
+        return yield* Effect.dieMessage(`condition not met within ${Duration.format(Duration.decode(timeout))}: ${JSON.stringify(value)}`)
       yield* Effect.sleep("25 millis")
     }
   })
@@ -85,8 +90,9 @@ export const readTask = (id: TaskId) =>
   )
 
 /** Counts tasks by state. */
-export const countByState = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ state: string; count: number }>`SELECT state, count(*)::int AS count FROM tasks GROUP BY state`
+export const countByState = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<{ state: string; count: number }>`SELECT state, count(*)::int AS count FROM tasks GROUP BY state`
 ).pipe(
   Effect.orDie,
   Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.state, row.count])))

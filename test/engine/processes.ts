@@ -21,7 +21,9 @@ export const spawnWorker = (config: WorkerConfig) =>
     const lines = yield* SubscriptionRef.make<ReadonlyArray<string>>([])
     const exit = yield* Deferred.make<number | null>()
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawn(process.execPath, ["--import", "tsx", workerPath, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] })),
+      Effect.sync(() =>
+        spawn(process.execPath, ["--import", "tsx", workerPath, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] })
+      ),
       (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
     )
     let pending = ""

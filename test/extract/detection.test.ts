@@ -108,8 +108,17 @@ describe("charset", () => {
         const xml = path.join(corpus.dir(), "charset", "record.xml")
         yield* Effect.promise(async () => {
           await mkdir(path.dirname(page), { recursive: true })
-          await writeFile(page, iconv.encode(`<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"></head><body><p>Совет директоров</p></body></html>`, "windows-1251"))
-          await writeFile(xml, iconv.encode(`<?xml version="1.0" encoding="windows-1251"?>\n<record>Совет директоров</record>`, "windows-1251"))
+          await writeFile(
+            page,
+            iconv.encode(
+              `<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251"></head><body><p>Совет директоров</p></body></html>`,
+              "windows-1251"
+            )
+          )
+          await writeFile(
+            xml,
+            iconv.encode(`<?xml version="1.0" encoding="windows-1251"?>\n<record>Совет директоров</record>`, "windows-1251")
+          )
         })
         const fromPage = yield* extractor.extract(page, options)
         expect(fromPage.contentEncoding).toBe("windows-1251")

@@ -28,8 +28,23 @@ describe("extraction off the event loop", () => {
       Effect.gen(function* () {
         const pdf = path.join(dir, "manual.pdf")
         const docx = path.join(dir, "memo.docx")
-        fs.writeFileSync(pdf, yield* Effect.promise(() => pdfBytes({ title: "Ledger", author: "Desk", created: new Date("2024-03-01T10:00:00Z"), pages: ["Offshore ledger page one", "Second page of the ledger"] })))
-        fs.writeFileSync(docx, yield* Effect.promise(() => docxBytes({ title: "Memo", author: "Desk", created: "2024-03-01T10:00:00Z" }, ["The shipment left on Monday."])))
+        fs.writeFileSync(
+          pdf,
+          yield* Effect.promise(() =>
+            pdfBytes({
+              title: "Ledger",
+              author: "Desk",
+              created: new Date("2024-03-01T10:00:00Z"),
+              pages: ["Offshore ledger page one", "Second page of the ledger"]
+            })
+          )
+        )
+        fs.writeFileSync(
+          docx,
+          yield* Effect.promise(() =>
+            docxBytes({ title: "Memo", author: "Desk", created: "2024-03-01T10:00:00Z" }, ["The shipment left on Monday."])
+          )
+        )
         const pool = yield* ExtractionPool
         const extractor = yield* Extractor
         for (const file of [pdf, docx]) {

@@ -39,17 +39,46 @@ const expectations: ReadonlyArray<Expectation> = [
     metadata: { tika_metadata_title: "Shipping registry", tika_metadata_author: "Investigations Desk" },
     encoding: "UTF-8"
   },
-  { file: "pdf", contentType: "application/pdf", text: phrases.pdfPages, metadata: { ...documentProperties, tika_metadata_xmptpg_npages: "2" } },
-  { file: "docx", contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", text: [phrases.docx], metadata: documentProperties },
-  { file: "xlsx", contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", text: ["Payments", `${phrases.xlsx}\tAmount`, "Acme\t1200"], metadata: documentProperties },
-  { file: "pptx", contentType: "application/vnd.openxmlformats-officedocument.presentationml.presentation", text: phrases.pptx, metadata: documentProperties },
+  {
+    file: "pdf",
+    contentType: "application/pdf",
+    text: phrases.pdfPages,
+    metadata: { ...documentProperties, tika_metadata_xmptpg_npages: "2" }
+  },
+  {
+    file: "docx",
+    contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    text: [phrases.docx],
+    metadata: documentProperties
+  },
+  {
+    file: "xlsx",
+    contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    text: ["Payments", `${phrases.xlsx}\tAmount`, "Acme\t1200"],
+    metadata: documentProperties
+  },
+  {
+    file: "pptx",
+    contentType: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    text: phrases.pptx,
+    metadata: documentProperties
+  },
   { file: "odt", contentType: "application/vnd.oasis.opendocument.text", text: [phrases.odt], metadata: documentProperties },
-  { file: "ods", contentType: "application/vnd.oasis.opendocument.spreadsheet", text: [`${phrases.ods}\tTotal`, "Acme\t1200"], metadata: documentProperties },
+  {
+    file: "ods",
+    contentType: "application/vnd.oasis.opendocument.spreadsheet",
+    text: [`${phrases.ods}\tTotal`, "Acme\t1200"],
+    metadata: documentProperties
+  },
   {
     file: "rtf",
     contentType: "application/rtf",
     text: [phrases.rtf, "à Genève", "euro sign € and café"],
-    metadata: { tika_metadata_title: "Consultancy letter", tika_metadata_author: "Jane Doe", tika_metadata_dcterms_created_iso8601: "2023-11-05T14:30:00Z" }
+    metadata: {
+      tika_metadata_title: "Consultancy letter",
+      tika_metadata_author: "Jane Doe",
+      tika_metadata_dcterms_created_iso8601: "2023-11-05T14:30:00Z"
+    }
   },
   {
     file: "eml",

@@ -30,10 +30,7 @@ export const useCorpus = () => {
   }
 }
 
-export const flatten = (document: ExtractedDocument): ReadonlyArray<ExtractedDocument> => [
-  document,
-  ...document.children.flatMap(flatten)
-]
+export const flatten = (document: ExtractedDocument): ReadonlyArray<ExtractedDocument> => [document, ...document.children.flatMap(flatten)]
 
 export const byName = (document: ExtractedDocument, name: string) =>
   flatten(document).find((doc) => doc.metadata["tika_metadata_resourcename"] === name)

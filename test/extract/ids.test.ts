@@ -35,7 +35,9 @@ describe("document ids", () => {
     const parentId = sha384("pparent")
     expect(embeddedDocumentId({ digest, parentId })).toBe(sha384(digest, parentId))
     expect(embeddedDocumentId({ digest, parentId, resourceName: "a.txt" })).toBe(sha384(digest, parentId, "a.txt"))
-    expect(embeddedDocumentId({ digest, parentId, relationshipId: "rId7", resourceName: "é.txt" })).toBe(sha384(digest, parentId, "rId7", "é.txt"))
+    expect(embeddedDocumentId({ digest, parentId, relationshipId: "rId7", resourceName: "é.txt" })).toBe(
+      sha384(digest, parentId, "rId7", "é.txt")
+    )
   })
 
   it.layer(Extractor.Default)((it) => {
@@ -75,7 +77,12 @@ describe("document ids", () => {
         expect(email.children).toHaveLength(1)
         const attachment = email.children[0]
         expect(attachment?.content).toBe(phrases.attachment)
-        expect(attachment).toMatchObject({ extractionLevel: 1, parentDocument: email.id, rootDocument: email.id, contentType: "text/plain" })
+        expect(attachment).toMatchObject({
+          extractionLevel: 1,
+          parentDocument: email.id,
+          rootDocument: email.id,
+          contentType: "text/plain"
+        })
         expect(attachment?.metadata["tika_metadata_resourcename"]).toBe("contract-notes.txt")
         expect(attachment?.id).toBe(sha384(sha384(project, attachmentBytes), email.id, "contract-notes.txt"))
       })
@@ -90,7 +97,12 @@ describe("document ids", () => {
         const text = (yield* bytesOf("mbox")).toString("utf8")
         const firstMessage = text.slice(text.indexOf("\n") + 1, text.indexOf("From dan@"))
         const first = mailbox.children[0]
-        expect(first).toMatchObject({ extractionLevel: 1, parentDocument: mailbox.id, rootDocument: mailbox.id, contentType: "message/rfc822" })
+        expect(first).toMatchObject({
+          extractionLevel: 1,
+          parentDocument: mailbox.id,
+          rootDocument: mailbox.id,
+          contentType: "message/rfc822"
+        })
         expect(first?.id).toBe(sha384(sha384(project, firstMessage), mailbox.id))
       })
     )
@@ -102,7 +114,8 @@ describe("document ids", () => {
         expect(tar).toMatchObject({ contentType: "application/x-tar", extractionLevel: 1, rootDocument: root.id })
         expect(tar?.metadata["tika_metadata_resourcename"]).toBe("bundle.tar")
         expect(tar?.children.map((member) => member.content)).toEqual(phrases.tarMembers)
-        for (const member of tar?.children ?? []) expect(member).toMatchObject({ extractionLevel: 2, parentDocument: tar?.id, rootDocument: root.id })
+        for (const member of tar?.children ?? [])
+          expect(member).toMatchObject({ extractionLevel: 2, parentDocument: tar?.id, rootDocument: root.id })
         expect(new Set(flatten(root).map((doc) => doc.id)).size).toBe(4)
       })
     )

@@ -110,7 +110,21 @@ describe("Extractor: broken, hostile and oversized input", () => {
       Effect.gen(function* () {
         const broken = new Set<CorpusFile>(["corruptPdf", "encryptedZip", "truncatedZip", "bomb", "gzipBomb"])
         const extractor = yield* Extractor
-        for (const file of ["utf8", "html", "pdf", "docx", "eml", "mbox", "zip", "tarGz", "corruptPdf", "encryptedZip", "truncatedZip", "bomb", "gzipBomb"] as const) {
+        for (const file of [
+          "utf8",
+          "html",
+          "pdf",
+          "docx",
+          "eml",
+          "mbox",
+          "zip",
+          "tarGz",
+          "corruptPdf",
+          "encryptedZip",
+          "truncatedZip",
+          "bomb",
+          "gzipBomb"
+        ] as const) {
           const document = yield* extractor.extract(corpus.path(file), options)
           const errors = flatten(document).filter((doc) => doc.extractionError !== undefined)
           expect(errors.length > 0, file).toBe(broken.has(file))

@@ -37,9 +37,15 @@ describe("spooling a stream to a temporary file", () => {
     Effect.gen(function* () {
       const input = slowInput(1_000)
       const copying = yield* Effect.fork(spool(input, dir, []))
-      yield* eventually(Effect.sync(() => input.reads), (reads) => reads >= 5)
+      yield* eventually(
+        Effect.sync(() => input.reads),
+        (reads) => reads >= 5
+      )
       yield* Fiber.interrupt(copying)
-      yield* eventually(Effect.sync(() => input.destroyed), (destroyed) => destroyed)
+      yield* eventually(
+        Effect.sync(() => input.destroyed),
+        (destroyed) => destroyed
+      )
       const reads = input.reads
       yield* Effect.sleep("100 millis")
       expect(input.reads).toBe(reads)

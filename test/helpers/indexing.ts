@@ -17,7 +17,10 @@ export const indexFiles = (project: string, files: ReadonlyArray<string>) =>
         Effect.orDie
       )
     )
-    yield* Effect.provide(Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, documents.flat())), server.context)
+    yield* Effect.provide(
+      Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, documents.flat())),
+      server.context
+    )
     return documents.flat()
   })
 
@@ -25,7 +28,10 @@ export const indexFiles = (project: string, files: ReadonlyArray<string>) =>
 export const writeText = (name: string, text: string) =>
   Effect.flatMap(TestServer, (server) => {
     const file = path.join(server.workDir, name)
-    return Effect.as(Effect.promise(() => writeFile(file, text)), file)
+    return Effect.as(
+      Effect.promise(() => writeFile(file, text)),
+      file
+    )
   })
 
 /** Three documents of a project, indexed: two about tankers, one about a bank (the batch-search tests' corpus). */

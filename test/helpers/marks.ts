@@ -49,7 +49,12 @@ export const query = <A extends object>(statement: (sql: SqlClient.SqlClient) =>
 
 /** A JSON request with a body (front ends send JSON whatever the method). */
 export const send = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
-  request(path, { method, body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json", accept: "application/json", ...headers } })
+  request(path, {
+    method,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    headers: { "content-type": "application/json", accept: "application/json", ...headers }
+  })
 
 /** Signs in once and returns the session cookie header for later requests (SERVER mode). */
-export const signIn = (login: string, password: string) => Effect.map(sessionCookieOf(login, password), (cookie) => ({ cookie, accept: "application/json" }))
+export const signIn = (login: string, password: string) =>
+  Effect.map(sessionCookieOf(login, password), (cookie) => ({ cookie, accept: "application/json" }))

@@ -7,8 +7,14 @@ export const withUsers = <A, E>(use: (users: Users) => Effect.Effect<A, E>) =>
   Effect.flatMap(TestServer, (server) => Effect.provide(Effect.flatMap(Users, use), server.context))
 
 /** Creates (or replaces) a user of the test server with a password. */
-export const addUser = (login: string, password: string, options: { readonly projects?: ReadonlyArray<string>; readonly admin?: boolean } = {}) =>
-  withUsers((users) => users.add({ login, password: Redacted.make(password), projects: options.projects, admin: options.admin })).pipe(Effect.orDie)
+export const addUser = (
+  login: string,
+  password: string,
+  options: { readonly projects?: ReadonlyArray<string>; readonly admin?: boolean } = {}
+) =>
+  withUsers((users) => users.add({ login, password: Redacted.make(password), projects: options.projects, admin: options.admin })).pipe(
+    Effect.orDie
+  )
 
 /** The value of an `Authorization: Basic` header. */
 export const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString("base64")}`

@@ -20,7 +20,10 @@ describe("Originals served from Quarry's origin cannot run as its pages", () => 
     it.effect("a leaked HTML page stays an attachment even with inline=true, unless a sandboxed preview is asked for", () =>
       Effect.gen(function* () {
         const files = [
-          yield* writeText("leak.html", "<!doctype html><html><head><title>Leak</title></head><body><p>secret</p><script>fetch('/api/users/me')</script></body></html>"),
+          yield* writeText(
+            "leak.html",
+            "<!doctype html><html><head><title>Leak</title></head><body><p>secret</p><script>fetch('/api/users/me')</script></body></html>"
+          ),
           yield* writeText("drawing.svg", '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>'),
           yield* writeText("notes.txt", "plain words, shown inline")
         ]
@@ -30,9 +33,23 @@ describe("Originals served from Quarry's origin cannot run as its pages", () => 
         const preview = yield* source(html!.id, "?inline=true&sandbox=true")
         expect(preview).toMatchObject({ status: 200, disposition: null, policy: sandbox, nosniff: "nosniff" })
         // Detection takes this SVG for text: shown inline as text/plain, which nosniff keeps from being rendered as SVG.
-        expect(yield* source(svg!.id, "?inline=true")).toMatchObject({ type: expect.stringMatching(/^text\/plain/), disposition: null, policy: sandbox, nosniff: "nosniff" })
-        expect(yield* source(html!.id, "")).toMatchObject({ type: expect.stringMatching(/^text\/html/), disposition: 'attachment;filename="leak.html"', policy: sandbox })
-        expect(yield* source(text!.id, "?inline=true")).toMatchObject({ status: 200, disposition: null, policy: sandbox, nosniff: "nosniff" })
+        expect(yield* source(svg!.id, "?inline=true")).toMatchObject({
+          type: expect.stringMatching(/^text\/plain/),
+          disposition: null,
+          policy: sandbox,
+          nosniff: "nosniff"
+        })
+        expect(yield* source(html!.id, "")).toMatchObject({
+          type: expect.stringMatching(/^text\/html/),
+          disposition: 'attachment;filename="leak.html"',
+          policy: sandbox
+        })
+        expect(yield* source(text!.id, "?inline=true")).toMatchObject({
+          status: 200,
+          disposition: null,
+          policy: sandbox,
+          nosniff: "nosniff"
+        })
       })
     )
 

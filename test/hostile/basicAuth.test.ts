@@ -6,12 +6,17 @@ import { addUser, basic } from "../helpers/users.ts"
 
 const asUser = (login: string, password: string) => request("/api/users/me", { headers: { authorization: basic(login, password) } })
 const sessionCount = Effect.flatMap(TestServer, (server) =>
-  Effect.provide(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM sessions`), server.context)
-).pipe(Effect.orDie, Effect.map((rows) => rows[0]!.n))
+  Effect.provide(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM sessions`),
+    server.context
+  )
+).pipe(
+  Effect.orDie,
+  Effect.map((rows) => rows[0]!.n)
+)
 
 /** Milliseconds of a request. */
-const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.timed(effect), ([duration]) => Duration.toMillis(duration))
+const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.map(Effect.timed(effect), ([duration]) => Duration.toMillis(duration))
 
 describe("HTTP Basic: no session, remembered right passwords, throttled failures (SERVER mode)", () => {
   layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER" } }), { timeout: 120_000, excludeTestServices: true })((it) => {
@@ -47,9 +52,13 @@ describe("HTTP Basic: no session, remembered right passwords, throttled failures
         yield* addUser("dave", "dave password")
         yield* addUser("mallory", "mallory password")
         expect((yield* asUser("dave", "dave password")).status).toBe(200)
-        const burst = Effect.forEach(Array.from({ length: 200 }), () => Effect.map(asUser("mallory", "guess"), (response) => response.status), {
-          concurrency: "unbounded"
-        })
+        const burst = Effect.forEach(
+          Array.from({ length: 200 }),
+          () => Effect.map(asUser("mallory", "guess"), (response) => response.status),
+          {
+            concurrency: "unbounded"
+          }
+        )
         const daveTimes = Effect.forEach(Array.from({ length: 10 }), () => timed(asUser("dave", "dave password")), { concurrency: 1 })
         const [statuses, times] = yield* Effect.all([burst, daveTimes], { concurrency: 2 })
         expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10)
@@ -66,10 +75,14 @@ describe("HTTP Basic: no session, remembered right passwords, throttled failures
 const windowSeconds = 8
 const windowEnd = Duration.millis(windowSeconds * 1000 + 100)
 /** Ten concurrent calls: their checks all count at once, so they fall in one window. */
-const tenTimes = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.all(Array(10).fill(effect) as Array<typeof effect>, { concurrency: "unbounded" })
+const tenTimes = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.all(Array(10).fill(effect) as Array<typeof effect>, { concurrency: "unbounded" })
 
 describe("The failure throttle's window", () => {
-  layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER", authFailureWindowSeconds: String(windowSeconds) } }), { timeout: 120_000, excludeTestServices: true })((it) => {
+  layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER", authFailureWindowSeconds: String(windowSeconds) } }), {
+    timeout: 120_000,
+    excludeTestServices: true
+  })((it) => {
     it.effect("answers 429 with Retry-After after 10 failures of a login, and lets the login try again once the window ends", () =>
       Effect.gen(function* () {
         yield* addUser("erin", "erin password")
@@ -88,7 +101,9 @@ describe("The failure throttle's window", () => {
       Effect.gen(function* () {
         yield* addUser("frank", "frank password")
         const failures = Array.from({ length: 50 }, (_, i) => `nobody-${i}`)
-        const burst = yield* Effect.fork(Effect.forEach(failures, (login) => Effect.map(asUser(login, "wrong"), (r) => r.status), { concurrency: "unbounded" }))
+        const burst = yield* Effect.fork(
+          Effect.forEach(failures, (login) => Effect.map(asUser(login, "wrong"), (r) => r.status), { concurrency: "unbounded" })
+        )
         // Every check of the burst counts from its start: frank is throttled while they still run.
         yield* Effect.sleep("1500 millis")
         expect((yield* asUser("frank", "frank password")).status).toBe(429)

@@ -34,9 +34,12 @@ describe("Credentials holding a NUL, and the session cookie's attributes (SERVER
         const plain = (yield* signIn("login=fred&password=fred%20password")).headers.get("set-cookie") ?? ""
         expect(plain).toMatch(/^_ds_session_id=\{.*\}; Version=1; Path=\/; HttpOnly; SameSite=Lax; Expires=/)
         expect(plain).not.toMatch(/Secure/)
-        const proxied = (yield* signIn("login=fred&password=fred%20password", { "x-forwarded-proto": "https" })).headers.get("set-cookie") ?? ""
+        const proxied =
+          (yield* signIn("login=fred&password=fred%20password", { "x-forwarded-proto": "https" })).headers.get("set-cookie") ?? ""
         expect(proxied).toMatch(/; HttpOnly; SameSite=Lax; Secure; /)
-        const signOut = (yield* request("/auth/signout", { redirect: "manual", headers: { "x-forwarded-proto": "https" } })).headers.get("set-cookie") ?? ""
+        const signOut =
+          (yield* request("/auth/signout", { redirect: "manual", headers: { "x-forwarded-proto": "https" } })).headers.get("set-cookie") ??
+          ""
         expect(signOut).toMatch(/^_ds_session_id=; Version=1; Path=\/; HttpOnly; SameSite=Lax; Secure; Expires=Thu, 01 Jan 1970/)
       })
     )

@@ -12,7 +12,10 @@ class FakeCluster extends Context.Tag("test/hostile/FakeCluster")<FakeCluster, F
 /** A SERVER-mode Quarry whose search backend is the recorded-protocol Elasticsearch fake. */
 const serverOnFakeCluster = Layer.unwrapScoped(
   Effect.map(fakeElasticsearch, (fake) =>
-    Layer.merge(testServerLayer({ database: "pglite", cli: { mode: "SERVER", elasticsearchAddress: fake.url } }), Layer.succeed(FakeCluster, fake))
+    Layer.merge(
+      testServerLayer({ database: "pglite", cli: { mode: "SERVER", elasticsearchAddress: fake.url } }),
+      Layer.succeed(FakeCluster, fake)
+    )
   )
 )
 
@@ -21,12 +24,18 @@ const proxy = (credential: Credential, method: string, path: string, body?: unkn
   Effect.flatMap(TestServer, (server) =>
     Effect.async<{ status: number; body: unknown }>((resume) => {
       const text = body === undefined ? undefined : JSON.stringify(body)
-      const headers = { ...credential.headers, "content-type": "application/json", ...(text === undefined ? {} : { "content-length": String(Buffer.byteLength(text)) }) }
+      const headers = {
+        ...credential.headers,
+        "content-type": "application/json",
+        ...(text === undefined ? {} : { "content-length": String(Buffer.byteLength(text)) })
+      }
       const outgoing = http.request(`${server.url}/api/index/search/${path}`, { method, headers }, (response) => {
         let received = ""
         response.setEncoding("utf8")
         response.on("data", (chunk: string) => (received += chunk))
-        response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, body: received === "" ? undefined : JSON.parse(received) })))
+        response.on("end", () =>
+          resume(Effect.succeed({ status: response.statusCode ?? 0, body: received === "" ? undefined : JSON.parse(received) }))
+        )
       })
       outgoing.on("error", (error) => resume(Effect.die(error)))
       outgoing.end(text)
@@ -41,56 +50,68 @@ const lookup = (index: string) => ({ query: { terms: { path: { index, id: "1", p
 
 describe("The search proxy in Elasticsearch mode passes only granted indices and allow-listed endpoints (SERVER mode)", () => {
   layer(serverOnFakeCluster, { timeout: 120_000, excludeTestServices: true })((it) => {
-    it.scoped("requests without an index list, to other endpoints, or whose body names another project's index never reach the cluster, with Basic, an API key or a cookie", () =>
-      Effect.gen(function* () {
-        const fake = yield* FakeCluster
-        yield* threeWays("esbob", "bob password", { projects: ["es-bob"] })
-        const alice = yield* threeWays("esalice", "alice password", { projects: ["es-alice"] })
-        const refusals: ReadonlyArray<readonly [string, string, unknown, number]> = [
-          ["POST", "_async_search", { query: { match_all: {} } }, 400],
-          ["POST", "_search", { query: { match_all: {} } }, 400],
-          ["GET", "_msearch", undefined, 400],
-          ["GET", "_cat/indices", undefined, 400],
-          ["GET", "_all/_search", undefined, 400],
-          ["POST", "es-alice/_msearch", undefined, 403],
-          ["GET", "es-alice/_settings", undefined, 403],
-          ["GET", "es-alice/_stats", undefined, 403],
-          ["POST", "es-alice/_update/doc", { doc: { tags: ["x"] } }, 403],
-          ["POST", "es-alice/_delete_by_query", { query: { match_all: {} } }, 403],
-          ["POST", "es-alice/_mget", { docs: [{ _index: "es-bob", _id: "secret" }] }, 403],
-          ["GET", "es-alice/_mget", { docs: [{ _index: "es-bob", _id: "secret" }] }, 403],
-          ["POST", "es-alice/_search", lookup("es-bob"), 403],
-          ["GET", `es-alice/_search?source=${encodeURIComponent(JSON.stringify(lookup("es-bob")))}&source_content_type=application/json`, undefined, 403],
-          ["POST", "es-alice/_search", { query: { more_like_this: { like: [{ _index: ["es-alice", "es-bob"], _id: "1" }] } } }, 403],
-          ["POST", "es-bob/_search", { query: { match_all: {} } }, 403],
-          ["POST", "es-alice,es-bob/_count", undefined, 403]
-        ]
-        for (const credential of alice) {
-          for (const [method, path, body, status] of refusals) {
+    it.scoped(
+      "requests without an index list, to other endpoints, or whose body names another project's index never reach the cluster, with Basic, an API key or a cookie",
+      () =>
+        Effect.gen(function* () {
+          const fake = yield* FakeCluster
+          yield* threeWays("esbob", "bob password", { projects: ["es-bob"] })
+          const alice = yield* threeWays("esalice", "alice password", { projects: ["es-alice"] })
+          const refusals: ReadonlyArray<readonly [string, string, unknown, number]> = [
+            ["POST", "_async_search", { query: { match_all: {} } }, 400],
+            ["POST", "_search", { query: { match_all: {} } }, 400],
+            ["GET", "_msearch", undefined, 400],
+            ["GET", "_cat/indices", undefined, 400],
+            ["GET", "_all/_search", undefined, 400],
+            ["POST", "es-alice/_msearch", undefined, 403],
+            ["GET", "es-alice/_settings", undefined, 403],
+            ["GET", "es-alice/_stats", undefined, 403],
+            ["POST", "es-alice/_update/doc", { doc: { tags: ["x"] } }, 403],
+            ["POST", "es-alice/_delete_by_query", { query: { match_all: {} } }, 403],
+            ["POST", "es-alice/_mget", { docs: [{ _index: "es-bob", _id: "secret" }] }, 403],
+            ["GET", "es-alice/_mget", { docs: [{ _index: "es-bob", _id: "secret" }] }, 403],
+            ["POST", "es-alice/_search", lookup("es-bob"), 403],
+            [
+              "GET",
+              `es-alice/_search?source=${encodeURIComponent(JSON.stringify(lookup("es-bob")))}&source_content_type=application/json`,
+              undefined,
+              403
+            ],
+            ["POST", "es-alice/_search", { query: { more_like_this: { like: [{ _index: ["es-alice", "es-bob"], _id: "1" }] } } }, 403],
+            ["POST", "es-bob/_search", { query: { match_all: {} } }, 403],
+            ["POST", "es-alice,es-bob/_count", undefined, 403]
+          ]
+          for (const credential of alice) {
+            for (const [method, path, body, status] of refusals) {
+              const before = fake.requests.length
+              const answer = yield* proxy(credential, method, path, body)
+              const label = `${credential.name} ${method} ${path}`
+              expect(answer, label).toEqual({
+                status,
+                body: { error: expect.objectContaining({ type: expect.any(String), reason: expect.any(String) }), status }
+              })
+              expect(receivedSince(fake, before), label).toEqual([])
+            }
+            // The raw search RPC checks the indices its body names the same way.
+            const rpc = yield* quarryClient("ndjson", credential.rpc)
+            const beforeRpc = fake.requests.length
+            expect(yield* Effect.flip(rpc.searchRaw({ projects: ["es-alice"], body: lookup("es-bob") })), credential.name).toBeInstanceOf(
+              Forbidden
+            )
+            expect(yield* Effect.flip(rpc.searchRaw({ projects: ["es-bob"], body: {} })), credential.name).toBeInstanceOf(Forbidden)
+            expect(receivedSince(fake, beforeRpc), credential.name).toEqual([])
+            // Granted indices, allow-listed endpoints and bodies naming only those indices reach the cluster.
             const before = fake.requests.length
-            const answer = yield* proxy(credential, method, path, body)
-            const label = `${credential.name} ${method} ${path}`
-            expect(answer, label).toEqual({ status, body: { error: expect.objectContaining({ type: expect.any(String), reason: expect.any(String) }), status } })
-            expect(receivedSince(fake, before), label).toEqual([])
+            yield* proxy(credential, "POST", "es-alice/_search", lookup("es-alice"))
+            yield* proxy(credential, "POST", "es-alice/_mget", { docs: [{ _index: "es-alice", _id: "mine" }] })
+            yield* proxy(credential, "GET", "_async_search/an-id")
+            expect(receivedSince(fake, before).map((recorded) => `${recorded.method} ${recorded.path}`)).toEqual([
+              "POST /es-alice/_search",
+              "POST /es-alice/_mget",
+              "GET /_async_search/an-id"
+            ])
           }
-          // The raw search RPC checks the indices its body names the same way.
-          const rpc = yield* quarryClient("ndjson", credential.rpc)
-          const beforeRpc = fake.requests.length
-          expect(yield* Effect.flip(rpc.searchRaw({ projects: ["es-alice"], body: lookup("es-bob") })), credential.name).toBeInstanceOf(Forbidden)
-          expect(yield* Effect.flip(rpc.searchRaw({ projects: ["es-bob"], body: {} })), credential.name).toBeInstanceOf(Forbidden)
-          expect(receivedSince(fake, beforeRpc), credential.name).toEqual([])
-          // Granted indices, allow-listed endpoints and bodies naming only those indices reach the cluster.
-          const before = fake.requests.length
-          yield* proxy(credential, "POST", "es-alice/_search", lookup("es-alice"))
-          yield* proxy(credential, "POST", "es-alice/_mget", { docs: [{ _index: "es-alice", _id: "mine" }] })
-          yield* proxy(credential, "GET", "_async_search/an-id")
-          expect(receivedSince(fake, before).map((recorded) => `${recorded.method} ${recorded.path}`)).toEqual([
-            "POST /es-alice/_search",
-            "POST /es-alice/_mget",
-            "GET /_async_search/an-id"
-          ])
-        }
-      })
+        })
     )
   })
 })

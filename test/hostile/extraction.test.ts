@@ -6,7 +6,17 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ExtractedDocument } from "../../src/extract/Document.ts"
 import { Extractor } from "../../src/extract/Extractor.ts"
-import { encryptedZip, liarZip, malformedPdfs, nestedZip, shortCompressedZip, truncatedGzip, truncatedTar, truncatedZip, zipSlip } from "./files.ts"
+import {
+  encryptedZip,
+  liarZip,
+  malformedPdfs,
+  nestedZip,
+  shortCompressedZip,
+  truncatedGzip,
+  truncatedTar,
+  truncatedZip,
+  zipSlip
+} from "./files.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-hostile-extract-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))

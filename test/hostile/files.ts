@@ -71,8 +71,7 @@ export const buildZip = (members: ReadonlyArray<ZipMember>): Buffer => {
 }
 
 /** A zip whose member says 1 000 bytes and inflates to `realSize` zeros. */
-export const liarZip = (realSize = 8 * 1024 ** 2) =>
-  buildZip([{ name: "small.txt", content: Buffer.alloc(realSize), declaredSize: 1_000 }])
+export const liarZip = (realSize = 8 * 1024 ** 2) => buildZip([{ name: "small.txt", content: Buffer.alloc(realSize), declaredSize: 1_000 }])
 
 /** A zip whose member declares fewer compressed bytes than its deflated data holds. */
 export const shortCompressedZip = () => {
@@ -106,7 +105,9 @@ export const nestedZip = (levels: number, text = "the bottom of the nest"): Buff
 /** A PDF header followed by garbage, and a PDF whose cross-reference table points nowhere. */
 export const malformedPdfs = () => ({
   garbage: Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(4_096, 0xa7)]),
-  badXref: Buffer.from("%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R >>\nendobj\nxref\n0 2\n0000000000 65535 f \n9999999999 00000 n \ntrailer\n<< /Root 1 0 R /Size 2 >>\nstartxref\n999999\n%%EOF\n")
+  badXref: Buffer.from(
+    "%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R >>\nendobj\nxref\n0 2\n0000000000 65535 f \n9999999999 00000 n \ntrailer\n<< /Root 1 0 R /Size 2 >>\nstartxref\n999999\n%%EOF\n"
+  )
 })
 
 /** JSON nested `depth` arrays deep: `[[[…]]]`. */

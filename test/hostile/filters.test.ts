@@ -42,7 +42,9 @@ describe("Filters over HTTP", () => {
       Effect.gen(function* () {
         yield* request("/api/task/batchUpdate/index/file", { method: "POST" })
         const all = yield* eventually(
-          Effect.flatMap(request("/api/task/all"), bodyJson).pipe(Effect.map((body) => body as ReadonlyArray<{ name: string; state: string }>)),
+          Effect.flatMap(request("/api/task/all"), bodyJson).pipe(
+            Effect.map((body) => body as ReadonlyArray<{ name: string; state: string }>)
+          ),
           (tasks) => tasks.length === 2 && tasks.every((task) => task.state !== "RUNNING")
         )
         const timed = (pathAndQuery: string) =>
@@ -59,7 +61,9 @@ describe("Filters over HTTP", () => {
         expect(plugins).toMatchObject({ status: 200, body: [] })
         expect(plugins.millis).toBeLessThan(100)
         const index = yield* timed("/api/task/all?filter=IndexTask")
-        expect((index.body as ReadonlyArray<{ name: string }>).map((task) => task.name)).toEqual(all.filter((task) => task.name.includes("IndexTask")).map((task) => task.name))
+        expect((index.body as ReadonlyArray<{ name: string }>).map((task) => task.name)).toEqual(
+          all.filter((task) => task.name.includes("IndexTask")).map((task) => task.name)
+        )
         expect(((yield* timed("/api/plugins?filter=ALERT")).body as ReadonlyArray<unknown>).length).toBeGreaterThan(0)
       })
     )

@@ -15,14 +15,23 @@ export interface Credential {
  * Creates a user and answers the three ways it can authenticate in SERVER mode: HTTP Basic, an API key, and the
  * session cookie of a form sign-in.
  */
-export const threeWays = (login: string, password: string, options: { readonly projects?: ReadonlyArray<string>; readonly admin?: boolean } = {}) =>
+export const threeWays = (
+  login: string,
+  password: string,
+  options: { readonly projects?: ReadonlyArray<string>; readonly admin?: boolean } = {}
+) =>
   Effect.gen(function* () {
     yield* addUser(login, password, options)
     const authorization = basic(login, password)
     const key = yield* request(`/api/key/${login}`, { method: "PUT", headers: { authorization } })
     const { apiKey } = (yield* bodyJson(key)) as { apiKey: string }
     const form = new URLSearchParams({ login, password }).toString()
-    const signIn = yield* request("/auth/signin", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form, redirect: "manual" })
+    const signIn = yield* request("/auth/signin", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form,
+      redirect: "manual"
+    })
     const cookie = cookiePair(signIn.headers.get("set-cookie"))
     if (apiKey === undefined || cookie === "") return yield* Effect.dieMessage(`${login} could not get an API key and a session cookie`)
     return [

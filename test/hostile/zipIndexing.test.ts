@@ -21,16 +21,24 @@ interface Hit {
 const startServer = (dataDir: string, database: string) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
-    const context = yield* Layer.buildWithScope(testServerLayer({ database: "pglite", cli: { dataDir, dataSourceUrl: `pglite:${database}` } }), scope)
+    const context = yield* Layer.buildWithScope(
+      testServerLayer({ database: "pglite", cli: { dataDir, dataSourceUrl: `pglite:${database}` } }),
+      scope
+    )
     return { server: Context.get(context, TestServer), stop: Scope.close(scope, Exit.void) }
   })
 
 const call = (url: string, init?: RequestInit) => Effect.promise(() => fetch(url, init))
 
-const allTasks = (url: string) => Effect.flatMap(call(`${url}/api/task/all`), bodyJson).pipe(Effect.map((body) => body as ReadonlyArray<TaskView>))
+const allTasks = (url: string) =>
+  Effect.flatMap(call(`${url}/api/task/all`), bodyJson).pipe(Effect.map((body) => body as ReadonlyArray<TaskView>))
 
 const allDone = (url: string) =>
-  eventually(allTasks(url), (tasks) => tasks.length > 0 && tasks.every((task) => task.state !== "RUNNING" && task.state !== "QUEUED"), "120 seconds")
+  eventually(
+    allTasks(url),
+    (tasks) => tasks.length > 0 && tasks.every((task) => task.state !== "RUNNING" && task.state !== "QUEUED"),
+    "120 seconds"
+  )
 
 const documents = (url: string) =>
   Effect.gen(function* () {

@@ -68,7 +68,6 @@ const resultZip = (task: TaskView, password?: string) =>
 const patchSettings = (data: Record<string, string>) =>
   Effect.flatMap(postJson("/api/settings", { data }, "PATCH"), (response) => Effect.sync(() => expect(response.status).toBe(200)))
 
-
 /** Two documents about tankers, one about a bank, and an e-mail whose attachment speaks of both parties. */
 const corpus = Effect.gen(function* () {
   const files = [
@@ -100,7 +99,14 @@ for (const database of databaseKinds) {
           expect(started).toMatchObject({ state: "RUNNING", progress: 0, user: { id: "local" } })
           const properties = started.properties.batchDownload
           expect(started.name.endsWith(`@${properties.uuid}`)).toBe(true)
-          expect(properties).toMatchObject({ query: "tanker", uri: "/?q=tanker", user: { id: "local" }, encrypted: false, exists: false, zipSize: 0 })
+          expect(properties).toMatchObject({
+            query: "tanker",
+            uri: "/?q=tanker",
+            user: { id: "local" },
+            encrypted: false,
+            exists: false,
+            zipSize: 0
+          })
           expect(properties.projects.map((item) => item.name)).toEqual([project])
           expect(properties.filename).toMatch(/^file:\/\/.*\/archive_local_\d{4}-\d\d-\d\dT\d\d_\d\d_\d\d\.\d{3}Z%5BGMT%5D\.zip$/)
           expect(properties.password).toBeUndefined()
@@ -180,12 +186,19 @@ for (const database of databaseKinds) {
           const response = yield* startDownload({ projectIds: [project], query: "gigantic" })
           const started = (yield* bodyJson(response)) as TaskView
           const zipFile = fileURLToPath(started.properties.batchDownload.filename)
-          yield* eventually(readTask(started.name), (task) => task.properties.batchDownload.zipSize > 0 || task.state !== "RUNNING", "60 seconds")
+          yield* eventually(
+            readTask(started.name),
+            (task) => task.properties.batchDownload.zipSize > 0 || task.state !== "RUNNING",
+            "60 seconds"
+          )
           const stop = yield* request(`/api/task/stop/${started.name}`, { method: "PUT" })
           expect(yield* bodyJson(stop)).toBe(true)
           const stopped = yield* eventually(readTask(started.name), (task) => task.state !== "RUNNING", "60 seconds")
           expect(stopped.state).toBe("CANCELLED")
-          yield* eventually(Effect.sync(() => fs.readdirSync(downloadDir).filter((name) => name.includes(path.basename(zipFile)))), (names) => names.length === 0)
+          yield* eventually(
+            Effect.sync(() => fs.readdirSync(downloadDir).filter((name) => name.includes(path.basename(zipFile)))),
+            (names) => names.length === 0
+          )
           expect(fs.existsSync(zipFile)).toBe(false)
           expect((yield* request(`/api/task/${started.name}/result`)).status).toBe(204)
           fs.rmSync(big)
@@ -229,7 +242,10 @@ for (const database of databaseKinds) {
           const oldFile = fileURLToPath(old.properties.batchDownload.filename)
           const dayAndMore = new Date(Date.now() - 25 * 3_600_000)
           fs.utimesSync(oldFile, dayAndMore, dayAndMore)
-          const removed = yield* Effect.provide(Effect.flatMap(BatchDownloads, (downloads) => downloads.removeExpired), server.context)
+          const removed = yield* Effect.provide(
+            Effect.flatMap(BatchDownloads, (downloads) => downloads.removeExpired),
+            server.context
+          )
           expect(removed).toEqual([path.basename(oldFile)])
           expect(fs.existsSync(oldFile)).toBe(false)
           expect((yield* request(`/api/task/${old.name}/result`)).status).toBe(404)
@@ -243,7 +259,13 @@ for (const database of databaseKinds) {
           const options = yield* request("/api/task/batchDownload", { method: "OPTIONS" })
           expect(options.status).toBe(200)
           expect(options.headers.get("access-control-allow-methods")).toBe("OPTIONS, POST")
-          for (const body of [{}, { options: { query: "x" } }, { options: { projectIds: [], query: "x" } }, { options: { projectIds: [project] } }, { options: { projectIds: [project], query: "" } }]) {
+          for (const body of [
+            {},
+            { options: { query: "x" } },
+            { options: { projectIds: [], query: "x" } },
+            { options: { projectIds: [project] } },
+            { options: { projectIds: [project], query: "" } }
+          ]) {
             const response = yield* postJson("/api/task/batchDownload", body)
             expect(response.status).toBe(400)
             expect(yield* bodyJson(response)).toHaveProperty("error")

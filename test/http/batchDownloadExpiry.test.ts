@@ -31,7 +31,10 @@ describe("expired batch downloads", () => {
   })((it) => {
     it.effect("archives older than batchDownloadTimeToLive hours are deleted when the service starts; other files stay", () =>
       Effect.gen(function* () {
-        const names = yield* eventually(Effect.sync(() => fs.readdirSync(downloadDir)), (names) => !names.includes(expired) && !names.includes(expiredPartial))
+        const names = yield* eventually(
+          Effect.sync(() => fs.readdirSync(downloadDir)),
+          (names) => !names.includes(expired) && !names.includes(expiredPartial)
+        )
         expect(names.sort()).toEqual([fresh, unrelated].sort())
       })
     )

@@ -35,7 +35,8 @@ const read = (uuid: string, withQueries = true) =>
   Effect.flatMap(request(`/api/batch/search/${uuid}?withQueries=${withQueries}`), bodyJson).pipe(Effect.map((body) => body as BatchRecord))
 
 /** The batch search once it has run (SUCCESS or FAILURE). */
-const finished = (uuid: string) => eventually(read(uuid), (record) => record.state === "SUCCESS" || record.state === "FAILURE", "60 seconds")
+const finished = (uuid: string) =>
+  eventually(read(uuid), (record) => record.state === "SUCCESS" || record.state === "FAILURE", "60 seconds")
 
 const createAndRun = (fields: Readonly<Record<string, string | ReadonlyArray<string>>>, csv: string) =>
   Effect.gen(function* () {
@@ -60,20 +61,42 @@ for (const database of databaseKinds) {
           const documents = yield* corpus
           const tankers = documents.filter((document) => document.content.includes("tanker")).map((document) => document.id)
           // A BOM, CRLF line ends, a one-character line, a blank line and a duplicate.
-          const record = yield* createAndRun({ name: "ships", description: "vessels" }, "\uFEFFtanker\r\noffshore\r\nx\r\n\r\ntanker\r\nnothingmatches\r\n")
+          const record = yield* createAndRun(
+            { name: "ships", description: "vessels" },
+            "\uFEFFtanker\r\noffshore\r\nx\r\n\r\ntanker\r\nnothingmatches\r\n"
+          )
           expect(record).toMatchObject({ state: "SUCCESS", nbQueries: 3, nbResults: 4, errorMessage: null, errorQuery: null })
           expect(record.queries).toEqual({ tanker: 2, offshore: 2, nothingmatches: 0 })
 
-          const rows = (yield* Effect.flatMap(postJson(`/api/batch/search/result/${record.uuid}`, { from: 0, size: 0 }), bodyJson)) as ReadonlyArray<Record<string, unknown>>
+          const rows = (yield* Effect.flatMap(
+            postJson(`/api/batch/search/result/${record.uuid}`, { from: 0, size: 0 }),
+            bodyJson
+          )) as ReadonlyArray<Record<string, unknown>>
           expect(rows.map((row) => row.query)).toEqual(["tanker", "tanker", "offshore", "offshore"])
-          expect(rows.filter((row) => row.query === "tanker").map((row) => row.documentId).sort()).toEqual([...tankers].sort())
+          expect(
+            rows
+              .filter((row) => row.query === "tanker")
+              .map((row) => row.documentId)
+              .sort()
+          ).toEqual([...tankers].sort())
           expect(rows.map((row) => row.documentNumber)).toEqual([0, 1, 0, 1])
           expect(rows[0]).toMatchObject({ project, rootId: rows[0]!.documentId, contentType: "text/plain", creationDate: null })
 
-          const page = (yield* Effect.flatMap(postJson(`/api/batch/search/result/${record.uuid}`, { from: 1, size: 2, queries: ["offshore"] }), bodyJson)) as ReadonlyArray<Record<string, unknown>>
+          const page = (yield* Effect.flatMap(
+            postJson(`/api/batch/search/result/${record.uuid}`, { from: 1, size: 2, queries: ["offshore"] }),
+            bodyJson
+          )) as ReadonlyArray<Record<string, unknown>>
           expect(page.map((row) => [row.query, row.documentNumber])).toEqual([["offshore", 1]])
-          const sorted = (yield* Effect.flatMap(postJson(`/api/batch/search/result/${record.uuid}`, { from: 0, size: 0, sort: "doc_path", order: "desc" }), bodyJson)) as ReadonlyArray<{ documentPath: string }>
-          expect(sorted.map((row) => row.documentPath)).toEqual(sorted.map((row) => row.documentPath).sort().reverse())
+          const sorted = (yield* Effect.flatMap(
+            postJson(`/api/batch/search/result/${record.uuid}`, { from: 0, size: 0, sort: "doc_path", order: "desc" }),
+            bodyJson
+          )) as ReadonlyArray<{ documentPath: string }>
+          expect(sorted.map((row) => row.documentPath)).toEqual(
+            sorted
+              .map((row) => row.documentPath)
+              .sort()
+              .reverse()
+          )
           const badSort = yield* postJson(`/api/batch/search/result/${record.uuid}`, { from: 0, size: 0, sort: "rank" })
           expect(badSort.status).toBe(400)
         })
@@ -181,19 +204,38 @@ for (const database of databaseKinds) {
           const first = yield* createAndRun({ name: "alpha", description: "first" }, "tanker\n")
           const second = yield* createAndRun({ name: "beta", description: "second" }, "bank\n")
           // Another user's unpublished batch search, and one on a project the caller may not use, stay hidden.
-          yield* runSql((sql) => sql`INSERT INTO batch_searches (uuid, name, user_id, state) VALUES ('00000000-0000-0000-0000-000000000001', 'theirs', 'someone', 'SUCCESS')`)
-          const list = (yield* Effect.flatMap(request("/api/batch/search"), bodyJson)) as ReadonlyArray<{ uuid: string; name: string; user: { id: string }; projects: ReadonlyArray<{ name: string }> }>
+          yield* runSql(
+            (sql) =>
+              sql`INSERT INTO batch_searches (uuid, name, user_id, state) VALUES ('00000000-0000-0000-0000-000000000001', 'theirs', 'someone', 'SUCCESS')`
+          )
+          const list = (yield* Effect.flatMap(request("/api/batch/search"), bodyJson)) as ReadonlyArray<{
+            uuid: string
+            name: string
+            user: { id: string }
+            projects: ReadonlyArray<{ name: string }>
+          }>
           expect(list.map((item) => item.name)).toEqual(["beta", "alpha"])
           expect(list[0]).toMatchObject({ user: { id: "local", details: {} }, projects: [{ name: project }] })
 
-          const filtered = yield* Effect.flatMap(postJson("/api/batch/search", { from: 0, size: 1, sort: "name", order: "asc", query: "*" }), bodyJson)
+          const filtered = yield* Effect.flatMap(
+            postJson("/api/batch/search", { from: 0, size: 1, sort: "name", order: "asc", query: "*" }),
+            bodyJson
+          )
           expect(filtered).toMatchObject({ total: 2, items: [{ name: "alpha" }] })
-          expect(yield* Effect.flatMap(postJson("/api/batch/search", { query: "second", field: "description" }), bodyJson)).toMatchObject({ total: 1, items: [{ name: "beta" }] })
+          expect(yield* Effect.flatMap(postJson("/api/batch/search", { query: "second", field: "description" }), bodyJson)).toMatchObject({
+            total: 1,
+            items: [{ name: "beta" }]
+          })
           expect((yield* postJson("/api/batch/search", { sort: "uuid; DROP TABLE users" })).status).toBe(400)
 
           expect((yield* postJson(`/api/batch/search/${first.uuid}`, { data: { published: true } }, "PATCH")).status).toBe(200)
-          expect(yield* Effect.flatMap(postJson("/api/batch/search", { publishState: "1" }), bodyJson)).toMatchObject({ total: 1, items: [{ name: "alpha" }] })
-          expect((yield* postJson("/api/batch/search/00000000-0000-0000-0000-000000000001", { data: { published: true } }, "PATCH")).status).toBe(404)
+          expect(yield* Effect.flatMap(postJson("/api/batch/search", { publishState: "1" }), bodyJson)).toMatchObject({
+            total: 1,
+            items: [{ name: "alpha" }]
+          })
+          expect(
+            (yield* postJson("/api/batch/search/00000000-0000-0000-0000-000000000001", { data: { published: true } }, "PATCH")).status
+          ).toBe(404)
           expect((yield* request("/api/batch/search/00000000-0000-0000-0000-000000000001")).status).toBe(404)
 
           const copy = yield* postJson(`/api/batch/search/copy/${first.uuid}`, { name: "alpha again" })
@@ -207,7 +249,9 @@ for (const database of databaseKinds) {
           expect((yield* request(`/api/batch/search/${second.uuid}`)).status).toBe(404)
           expect((yield* request("/api/batch/search", { method: "DELETE" })).status).toBe(204)
           expect(yield* Effect.flatMap(request("/api/batch/search"), bodyJson)).toEqual([])
-          expect((yield* request("/api/batch/search", { method: "OPTIONS" })).headers.get("access-control-allow-methods")).toBe("OPTIONS, DELETE")
+          expect((yield* request("/api/batch/search", { method: "OPTIONS" })).headers.get("access-control-allow-methods")).toBe(
+            "OPTIONS, DELETE"
+          )
         })
       )
     })

@@ -20,7 +20,12 @@ const rawExchange = (method: string, target: string, headers: Readonly<Record<st
       const url = new URL(server.url)
       const socket = net.connect(Number(url.port), url.hostname)
       const chunks: Array<Buffer> = []
-      const lines = [`${method} ${target} HTTP/1.1`, `Host: ${url.host}`, "Connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+      const lines = [
+        `${method} ${target} HTTP/1.1`,
+        `Host: ${url.host}`,
+        "Connection: close",
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)
+      ]
       socket.on("connect", () => socket.write(`${lines.join("\r\n")}\r\n\r\n`))
       socket.on("data", (chunk: Buffer) => chunks.push(chunk))
       socket.on("error", (error) => resume(Effect.die(error)))
@@ -102,7 +107,11 @@ for (const database of databaseKinds) {
           expect(unknown.status).toBe(404)
           expect(unknown.headers.get("content-type")).toBe("application/json;charset=UTF-8")
           expect(yield* bodyJson(unknown)).toEqual({ error: "Not found" })
-          for (const [method, target] of [["DELETE", "/api/status"], ["POST", "/api/settings/text/languages"], ["PUT", "/api/tree/tmp"]] as const) {
+          for (const [method, target] of [
+            ["DELETE", "/api/status"],
+            ["POST", "/api/settings/text/languages"],
+            ["PUT", "/api/tree/tmp"]
+          ] as const) {
             const wrong = yield* request(target, { method })
             expect(wrong.status, `${method} ${target}`).toBe(405)
             expect(wrong.headers.get("content-type")).toBe("application/json;charset=UTF-8")
@@ -118,8 +127,15 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           const refused = [
             yield* request("/api/local-datashare/documents/tags/some-id", { method: "PUT", headers: json, body: '["a\\u0000b"]' }),
-            yield* request("/api/local-datashare/notes/a/b", { method: "PUT", headers: json, body: '{"note":"x\\u0000y","variant":"info"}' }),
-            yield* request("/api/users/me/history", { method: "PUT", body: '{"type":"SEARCH","projectIds":["local-datashare"],"name":"q","uri":"/?q=a","x\\u0000":1}' }),
+            yield* request("/api/local-datashare/notes/a/b", {
+              method: "PUT",
+              headers: json,
+              body: '{"note":"x\\u0000y","variant":"info"}'
+            }),
+            yield* request("/api/users/me/history", {
+              method: "PUT",
+              body: '{"type":"SEARCH","projectIds":["local-datashare"],"name":"q","uri":"/?q=a","x\\u0000":1}'
+            }),
             yield* request("/api/local-datashare/notes/a%00b")
           ]
           for (const response of refused) {
@@ -132,7 +148,9 @@ for (const database of databaseKinds) {
             body: '{"data":{"type":"Project","attributes":{"name":"a\\u0000b"}}}'
           })
           expect(review.status).toBe(400)
-          expect(yield* bodyJson(review)).toEqual({ errors: [{ detail: "NUL characters are not supported", status: "400", source: { pointer: "/data" }, code: "parse_error" }] })
+          expect(yield* bodyJson(review)).toEqual({
+            errors: [{ detail: "NUL characters are not supported", status: "400", source: { pointer: "/data" }, code: "parse_error" }]
+          })
         })
       )
 
@@ -155,7 +173,12 @@ for (const database of databaseKinds) {
           const [pair, ...attributes] = setCookie.split("; ")
           expect(pair?.startsWith("_ds_session_id=")).toBe(true)
           const value: unknown = JSON.parse(pair!.slice("_ds_session_id=".length))
-          expect(value).toEqual({ login: "local", roles: ["local"], sessionId: expect.stringMatching(/^[0-9a-f]{1,32}$/), redirectAfterLogin: "/" })
+          expect(value).toEqual({
+            login: "local",
+            roles: ["local"],
+            sessionId: expect.stringMatching(/^[0-9a-f]{1,32}$/),
+            redirectAfterLogin: "/"
+          })
           expect(attributes).toEqual(expect.arrayContaining(["Version=1", "Path=/", "Max-Age=2147483647"]))
           const again = yield* request("/api/status", { headers: { Cookie: pair! } })
           expect(again.status).toBe(200)
@@ -168,26 +191,38 @@ for (const database of databaseKinds) {
 
     // PATCH /api/settings is a route with a JSON body and an empty success; it needs a settings file to write.
     const settingsFile = path.join(os.tmpdir(), `quarry-conventions-${randomUUID()}.properties`)
-    beforeAll(() => { console.log("WRITE", settingsFile); fs.writeFileSync(settingsFile, "# written by the conventions test\n") })
-    afterAll(() => { console.log("RM", settingsFile); fs.rmSync(settingsFile, { force: true }) })
+    beforeAll(() => {
+      console.log("WRITE", settingsFile)
+      fs.writeFileSync(settingsFile, "# written by the conventions test\n")
+    })
+    afterAll(() => {
+      console.log("RM", settingsFile)
+      fs.rmSync(settingsFile, { force: true })
+    })
 
     layer(testServerLayer({ database, cli: { settings: settingsFile } }))((it) => {
-      it.effect("refuses a JSON body sent as text/plain with 415 (any page can send one), and answers an empty success with Content-Length: 0", () =>
-        Effect.gen(function* () {
-          const body = JSON.stringify({ data: { batchDownloadMaxNbFiles: "42" } })
-          const asText = yield* request("/api/settings", { method: "PATCH", headers: { "Content-Type": "text/plain;charset=UTF-8" }, body })
-          expect(asText.status).toBe(415)
-          const patch = yield* request("/api/settings", { method: "PATCH", headers: json, body })
-          expect(patch.status).toBe(200)
-          expect(patch.headers.get("content-length")).toBe("0")
-          expect(yield* bodyText(patch)).toBe("")
-          expect(fs.readFileSync(settingsFile, "utf8")).toMatch(/^batchDownloadMaxNbFiles=42$/m)
-          expect(yield* bodyJson(yield* request("/settings"))).toMatchObject({ batchDownloadMaxNbFiles: "42" })
-          const malformed = yield* request("/api/settings", { method: "PATCH", headers: json, body: "{data:" })
-          expect(malformed.status).toBe(400)
-          expect(malformed.headers.get("content-type")).toBe("application/json;charset=UTF-8")
-          expect(yield* bodyJson(malformed)).toEqual({ error: "the request body is not valid JSON" })
-        })
+      it.effect(
+        "refuses a JSON body sent as text/plain with 415 (any page can send one), and answers an empty success with Content-Length: 0",
+        () =>
+          Effect.gen(function* () {
+            const body = JSON.stringify({ data: { batchDownloadMaxNbFiles: "42" } })
+            const asText = yield* request("/api/settings", {
+              method: "PATCH",
+              headers: { "Content-Type": "text/plain;charset=UTF-8" },
+              body
+            })
+            expect(asText.status).toBe(415)
+            const patch = yield* request("/api/settings", { method: "PATCH", headers: json, body })
+            expect(patch.status).toBe(200)
+            expect(patch.headers.get("content-length")).toBe("0")
+            expect(yield* bodyText(patch)).toBe("")
+            expect(fs.readFileSync(settingsFile, "utf8")).toMatch(/^batchDownloadMaxNbFiles=42$/m)
+            expect(yield* bodyJson(yield* request("/settings"))).toMatchObject({ batchDownloadMaxNbFiles: "42" })
+            const malformed = yield* request("/api/settings", { method: "PATCH", headers: json, body: "{data:" })
+            expect(malformed.status).toBe(400)
+            expect(malformed.headers.get("content-type")).toBe("application/json;charset=UTF-8")
+            expect(yield* bodyJson(malformed)).toEqual({ error: "the request body is not valid JSON" })
+          })
       )
     })
 

@@ -63,7 +63,11 @@ for (const database of databaseKinds) {
 
           const tags = (yield* bodyJson(yield* request(`/api/${local}/documents/tags/${a}`))) as ReadonlyArray<Record<string, unknown>>
           expect(tags.map((tag) => tag.label).sort()).toEqual(["leak", "third", "urgent"])
-          expect(tags[0]).toEqual({ label: expect.any(String), creationDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/), user: localUser })
+          expect(tags[0]).toEqual({
+            label: expect.any(String),
+            creationDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/),
+            user: localUser
+          })
           expect(yield* bodyJson(yield* request(`/api/${local}/documents/tags/${b}`))).toEqual([])
 
           expect(yield* bodyJson(yield* request(`/api/${local}/documents/tagged/leak,nothing`))).toEqual([a])
@@ -105,7 +109,10 @@ for (const database of databaseKinds) {
           expect(yield* indexedTags(local, a!)).toEqual(["t1", "t2"])
           expect(yield* indexedTags(local, b!)).toEqual(["t1", "t2"])
           expect((yield* tagRows(local, [a!, b!, "ghost"])).map((row) => `${row.docId}:${row.label}:${row.userId}`)).toEqual([
-            `${a}:t1:local`, `${a}:t2:local`, `${b}:t1:local`, `${b}:t2:local`
+            `${a}:t1:local`,
+            `${a}:t2:local`,
+            `${b}:t1:local`,
+            `${b}:t2:local`
           ])
           const untagged = yield* send("POST", `/api/${local}/documents/batchUpdate/untag`, { docIds: [a], tags: ["t1"] })
           expect(untagged.status).toBe(200)
@@ -125,50 +132,73 @@ for (const database of databaseKinds) {
           expect(yield* bodyJson(yield* recommend([a!]))).toEqual({ result: 0 })
           expect(yield* bodyJson(yield* request(`/api/${project}/documents/recommendations?userids=local,nobody`))).toEqual([a, b].sort())
           expect(yield* bodyJson(yield* request(`/api/${project}/documents/recommendations?userids=nobody`))).toEqual([])
-          expect(yield* bodyJson(yield* request(`/api/users/recommendations?project=${project}`))).toEqual({ aggregates: [{ item: localUser, count: 2 }], totalCount: 2 })
+          expect(yield* bodyJson(yield* request(`/api/users/recommendations?project=${project}`))).toEqual({
+            aggregates: [{ item: localUser, count: 2 }],
+            totalCount: 2
+          })
           expect(yield* bodyJson(yield* request(`/api/users/recommendationsby?project=${project}&docIds=${a},unknown`))).toEqual({
             aggregates: [{ item: localUser, count: 1 }],
             totalCount: 1
           })
-          expect(yield* bodyJson(yield* send("POST", `/api/${project}/documents/batchUpdate/unrecommend`, [a, "unknown"]))).toEqual({ result: 1 })
-          expect(yield* bodyJson(yield* request(`/api/users/recommendations?project=${project}`))).toEqual({ aggregates: [{ item: localUser, count: 1 }], totalCount: 1 })
+          expect(yield* bodyJson(yield* send("POST", `/api/${project}/documents/batchUpdate/unrecommend`, [a, "unknown"]))).toEqual({
+            result: 1
+          })
+          expect(yield* bodyJson(yield* request(`/api/users/recommendations?project=${project}`))).toEqual({
+            aggregates: [{ item: localUser, count: 1 }],
+            totalCount: 1
+          })
         })
       )
 
-      it.effect("bad input answers 400 (malformed JSON, wrong types, empty or long items, missing parameters) and 413 (oversized lists)", () =>
-        Effect.gen(function* () {
-          const [a] = yield* indexDocuments(local, 1, "bad")
-          const base = `/api/${local}/documents`
-          const cases: ReadonlyArray<readonly [string, string, unknown, number]> = [
-            ["POST", `${base}/batchUpdate/star`, "[not json", 400],
-            ["POST", `${base}/batchUpdate/star`, { docIds: [a] }, 400],
-            ["POST", `${base}/batchUpdate/star`, [1, 2], 400],
-            ["POST", `${base}/batchUpdate/unstar`, [""], 400],
-            ["POST", `${base}/batchUpdate/recommend`, ["x".repeat(97)], 400],
-            ["POST", `${base}/batchUpdate/unrecommend`, "null", 400],
-            ["POST", `${base}/batchUpdate/star`, Array.from({ length: maxDocumentIds + 1 }, (_, n) => `id-${n}`), 413],
-            ["POST", `${base}/batchUpdate/tag`, { docIds: [a] }, 400],
-            ["POST", `${base}/batchUpdate/tag`, { docIds: a, tags: ["x"] }, 400],
-            ["POST", `${base}/batchUpdate/tag`, { docIds: [a], tags: ["a,b"] }, 400],
-            ["POST", `${base}/batchUpdate/tag`, { docIds: [a], tags: ["x".repeat(65)] }, 400],
-            ["POST", `${base}/batchUpdate/tag`, { docIds: [a], tags: Array.from({ length: maxTags + 1 }, (_, n) => `t${n}`) }, 413],
-            ["POST", `${base}/batchUpdate/untag`, { docIds: [a], tags: [7] }, 400],
-            ["POST", `${base}/batchUpdate/tag`, { docIds: Array.from({ length: maxTagRows / maxTags + 1 }, (_, n) => `id-${n}`), tags: Array.from({ length: maxTags }, (_, n) => `t${n}`) }, 413],
-            ["PUT", `${base}/tags/${a}`, { tags: ["x"] }, 400],
-            ["PUT", `${base}/tags/${a}`, [""], 400],
-            ["PUT", `${base}/untag/${a}`, [true], 400]
-          ]
-          for (const [method, path, body, status] of cases) {
-            const response = yield* send(method, path, body)
-            expect({ method, path, status: response.status }).toEqual({ method, path, status })
-            expect(yield* bodyJson(response)).toEqual({ error: expect.any(String) })
-          }
-          expect(yield* indexedTags(local, a!)).toEqual([])
-          for (const path of [`${base}/recommendations`, `${base}/recommendations?userids=`, "/api/users/recommendations", `/api/users/recommendationsby?project=${local}`]) {
-            const response = yield* request(path, { headers: json })
-            expect({ path, status: response.status }).toEqual({ path, status: 400 })
-          }
-        })
+      it.effect(
+        "bad input answers 400 (malformed JSON, wrong types, empty or long items, missing parameters) and 413 (oversized lists)",
+        () =>
+          Effect.gen(function* () {
+            const [a] = yield* indexDocuments(local, 1, "bad")
+            const base = `/api/${local}/documents`
+            const cases: ReadonlyArray<readonly [string, string, unknown, number]> = [
+              ["POST", `${base}/batchUpdate/star`, "[not json", 400],
+              ["POST", `${base}/batchUpdate/star`, { docIds: [a] }, 400],
+              ["POST", `${base}/batchUpdate/star`, [1, 2], 400],
+              ["POST", `${base}/batchUpdate/unstar`, [""], 400],
+              ["POST", `${base}/batchUpdate/recommend`, ["x".repeat(97)], 400],
+              ["POST", `${base}/batchUpdate/unrecommend`, "null", 400],
+              ["POST", `${base}/batchUpdate/star`, Array.from({ length: maxDocumentIds + 1 }, (_, n) => `id-${n}`), 413],
+              ["POST", `${base}/batchUpdate/tag`, { docIds: [a] }, 400],
+              ["POST", `${base}/batchUpdate/tag`, { docIds: a, tags: ["x"] }, 400],
+              ["POST", `${base}/batchUpdate/tag`, { docIds: [a], tags: ["a,b"] }, 400],
+              ["POST", `${base}/batchUpdate/tag`, { docIds: [a], tags: ["x".repeat(65)] }, 400],
+              ["POST", `${base}/batchUpdate/tag`, { docIds: [a], tags: Array.from({ length: maxTags + 1 }, (_, n) => `t${n}`) }, 413],
+              ["POST", `${base}/batchUpdate/untag`, { docIds: [a], tags: [7] }, 400],
+              [
+                "POST",
+                `${base}/batchUpdate/tag`,
+                {
+                  docIds: Array.from({ length: maxTagRows / maxTags + 1 }, (_, n) => `id-${n}`),
+                  tags: Array.from({ length: maxTags }, (_, n) => `t${n}`)
+                },
+                413
+              ],
+              ["PUT", `${base}/tags/${a}`, { tags: ["x"] }, 400],
+              ["PUT", `${base}/tags/${a}`, [""], 400],
+              ["PUT", `${base}/untag/${a}`, [true], 400]
+            ]
+            for (const [method, path, body, status] of cases) {
+              const response = yield* send(method, path, body)
+              expect({ method, path, status: response.status }).toEqual({ method, path, status })
+              expect(yield* bodyJson(response)).toEqual({ error: expect.any(String) })
+            }
+            expect(yield* indexedTags(local, a!)).toEqual([])
+            for (const path of [
+              `${base}/recommendations`,
+              `${base}/recommendations?userids=`,
+              "/api/users/recommendations",
+              `/api/users/recommendationsby?project=${local}`
+            ]) {
+              const response = yield* request(path, { headers: json })
+              expect({ path, status: response.status }).toEqual({ path, status: 400 })
+            }
+          })
       )
 
       it.effect("50 concurrent tagging requests on the same documents leave exactly the expected rows and index tags", () =>
@@ -177,7 +207,11 @@ for (const database of databaseKinds) {
           const labels = Array.from({ length: 10 }, (_, n) => `t${n}`)
           const batches = yield* Effect.forEach(
             Array.from({ length: 50 }, (_, n) => n),
-            (n) => send("POST", `/api/${local}/documents/batchUpdate/tag`, { docIds: n % 2 === 0 ? ids : [...ids].reverse(), tags: ["shared", labels[n % 10]] }),
+            (n) =>
+              send("POST", `/api/${local}/documents/batchUpdate/tag`, {
+                docIds: n % 2 === 0 ? ids : [...ids].reverse(),
+                tags: ["shared", labels[n % 10]]
+              }),
             { concurrency: "unbounded" }
           )
           expect(batches.map((response) => response.status)).toEqual(Array(50).fill(200))
@@ -187,9 +221,13 @@ for (const database of databaseKinds) {
           for (const id of ids) expect([...(yield* indexedTags(local, id))!].sort()).toEqual(["shared", ...labels].sort())
 
           // The same single tag from 50 requests at once: exactly one of them creates it.
-          const singles = yield* Effect.forEach(Array.from({ length: 50 }), () => send("PUT", `/api/${local}/documents/tags/${ids[0]}`, ["solo"]), {
-            concurrency: "unbounded"
-          })
+          const singles = yield* Effect.forEach(
+            Array.from({ length: 50 }),
+            () => send("PUT", `/api/${local}/documents/tags/${ids[0]}`, ["solo"]),
+            {
+              concurrency: "unbounded"
+            }
+          )
           expect(singles.filter((response) => response.status === 201).length).toBe(1)
           expect(singles.filter((response) => response.status === 200).length).toBe(49)
           expect((yield* tagRows(local, [ids[0]!])).filter((row) => row.label === "solo").length).toBe(1)
@@ -239,7 +277,10 @@ describe("stars, tags and recommendations in SERVER mode", () => {
         expect(yield* bodyJson(yield* request("/api/granted/documents/starred", { headers: alice }))).toEqual([g])
         expect(yield* bodyJson(yield* send("POST", "/api/granted/documents/batchUpdate/recommend", [g], bob))).toEqual({ result: 1 })
         const aggregate = yield* bodyJson(yield* request("/api/users/recommendations?project=granted", { headers: alice }))
-        expect(aggregate).toEqual({ aggregates: [{ item: { id: "bob", name: null, email: null, provider: "local", details: {} }, count: 1 }], totalCount: 1 })
+        expect(aggregate).toEqual({
+          aggregates: [{ item: { id: "bob", name: null, email: null, provider: "local", details: {} }, count: 1 }],
+          totalCount: 1
+        })
       })
     )
   })

@@ -16,8 +16,10 @@ const runSql = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, 
   Effect.flatMap(TestServer, (server) => Effect.provide(Effect.flatMap(SqlClient.SqlClient, statement), server.context)).pipe(Effect.orDie)
 
 const setMask = (project: string, mask: string | null) =>
-  runSql((sql) => sql`INSERT INTO projects (id, allow_from_mask) VALUES (${project}, ${mask})
-    ON CONFLICT (id) DO UPDATE SET allow_from_mask = EXCLUDED.allow_from_mask`)
+  runSql(
+    (sql) => sql`INSERT INTO projects (id, allow_from_mask) VALUES (${project}, ${mask})
+    ON CONFLICT (id) DO UPDATE SET allow_from_mask = EXCLUDED.allow_from_mask`
+  )
 
 describe("document rules", () => {
   plain("matches masks octet by octet; null, blank and * allow all; IPv6-mapped IPv4 addresses count as IPv4", () => {
@@ -85,10 +87,16 @@ for (const database of databaseKinds) {
           expect(archive.status).toBe(200)
           expect(archive.headers.get("content-type")).toBe("application/zip")
           expect(archive.headers.get("content-disposition")).toBe(`attachment;filename="${nestedZip.id.slice(0, 10)}.zip"`)
-          expect(Buffer.from(yield* Effect.promise(() => archive.arrayBuffer())).subarray(0, 2).toString("latin1")).toBe("PK")
+          expect(
+            Buffer.from(yield* Effect.promise(() => archive.arrayBuffer()))
+              .subarray(0, 2)
+              .toString("latin1")
+          ).toBe("PK")
 
           yield* Effect.promise(() => writeFile(corpus.zip, "no longer an archive"))
-          const gone = yield* request(`/api/${local}/documents/src/${deep.id}?routing=${deep.rootDocument}`, { headers: { accept: "application/json" } })
+          const gone = yield* request(`/api/${local}/documents/src/${deep.id}?routing=${deep.rootDocument}`, {
+            headers: { accept: "application/json" }
+          })
           expect(gone.status).toBe(404)
           expect(yield* bodyJson(gone)).toEqual({ error: expect.stringContaining("no longer embedded") })
         })

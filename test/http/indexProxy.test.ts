@@ -9,25 +9,38 @@ import { documents } from "../search/dsl/corpus.ts"
 
 /** Indexes the fixture documents in `project` through the server's own index. */
 const indexCorpus = (project: string) =>
-  Effect.flatMap(TestServer, (server) => Effect.provide(Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, documents)), server.context)).pipe(Effect.orDie)
+  Effect.flatMap(TestServer, (server) =>
+    Effect.provide(
+      Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, documents)),
+      server.context
+    )
+  ).pipe(Effect.orDie)
 
 /** A request with any method and body (fetch refuses a GET with a body, which clients still send). */
 const raw = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
   Effect.flatMap(TestServer, (server) =>
     Effect.async<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resume) => {
-      const outgoing = http.request(`${server.url}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }) } }, (response) => {
-        let text = ""
-        response.setEncoding("utf8")
-        response.on("data", (chunk: string) => (text += chunk))
-        response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, headers: response.headers, text })))
-      })
+      const outgoing = http.request(
+        `${server.url}${path}`,
+        { method, headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }) } },
+        (response) => {
+          let text = ""
+          response.setEncoding("utf8")
+          response.on("data", (chunk: string) => (text += chunk))
+          response.on("end", () => resume(Effect.succeed({ status: response.statusCode ?? 0, headers: response.headers, text })))
+        }
+      )
       outgoing.on("error", (error) => resume(Effect.die(error)))
       outgoing.end(body)
     })
   )
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  request(`/api/index/search/${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+  request(`/api/index/search/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body)
+  })
 
 const hitIds = (body: unknown) => (body as { hits: { hits: ReadonlyArray<{ _id: string }> } }).hits.hits.map((hit) => hit._id).sort()
 
@@ -54,14 +67,20 @@ for (const database of databaseKinds) {
       it.effect("POST forwards searches and counts (JSON sent as text/plain too) and propagates the backend's status", () =>
         Effect.gen(function* () {
           yield* indexCorpus("proxied")
-          const found = yield* post("proxied/_search", { query: { match: { content: "quick" } } }, { "content-type": "text/plain;charset=UTF-8" })
+          const found = yield* post(
+            "proxied/_search",
+            { query: { match: { content: "quick" } } },
+            { "content-type": "text/plain;charset=UTF-8" }
+          )
           expect(found.status).toBe(200)
           expect(hitIds(yield* bodyJson(found))).toEqual(["doc-fox", "doc-mail"])
           const count = yield* request("/api/index/search/proxied/_count", { method: "POST" })
           expect(yield* bodyJson(count)).toMatchObject({ count: 5 })
           const async = yield* post("proxied/_async_search?wait_for_completion_timeout=1s&keep_alive=5m", { track_total_hits: true })
           expect(yield* bodyJson(async)).toMatchObject({ is_running: false, response: { hits: { total: { value: 5, relation: "eq" } } } })
-          expect(hitIds(yield* bodyJson(yield* post("proxied/doc/_search", { query: { ids: { values: ["doc-notes"] } } })))).toEqual(["doc-notes"])
+          expect(hitIds(yield* bodyJson(yield* post("proxied/doc/_search", { query: { ids: { values: ["doc-notes"] } } })))).toEqual([
+            "doc-notes"
+          ])
           const sized = yield* post("proxied/_search?size=1&_source=path", { query: { match_all: {} }, sort: ["path"] })
           expect(yield* bodyJson(sized)).toMatchObject({ hits: { hits: [{ _id: "doc-fox", _source: { path: "/data/docs/fox.txt" } }] } })
           const refused = yield* post("proxied/_search", { query: { script: { script: "1" } } })
@@ -86,8 +105,15 @@ for (const database of databaseKinds) {
           const source = yield* request("/api/index/search/readable/_source/doc-fox?_source=tags")
           expect(yield* bodyJson(source)).toEqual({ tags: ["Urgent", "Review"] })
           const mapping = yield* request("/api/index/search/readable/_mapping/field/contentTypeCategory")
-          expect(yield* bodyJson(mapping)).toMatchObject({ readable: { mappings: { contentTypeCategory: { full_name: "contentTypeCategory" } } } })
-          const withBody = yield* raw("GET", "/api/index/search/readable/_search?size=0", JSON.stringify({ query: { ids: { values: ["doc-fox"] } } }), { "content-type": "application/json" })
+          expect(yield* bodyJson(mapping)).toMatchObject({
+            readable: { mappings: { contentTypeCategory: { full_name: "contentTypeCategory" } } }
+          })
+          const withBody = yield* raw(
+            "GET",
+            "/api/index/search/readable/_search?size=0",
+            JSON.stringify({ query: { ids: { values: ["doc-fox"] } } }),
+            { "content-type": "application/json" }
+          )
           expect(withBody.status).toBe(200)
           // The URL's size=0 is dropped with the other parameters once the body becomes `source`.
           expect(hitIds(JSON.parse(withBody.text))).toEqual(["doc-fox"])
@@ -101,7 +127,10 @@ for (const database of databaseKinds) {
           yield* indexCorpus("guarded")
           const single = yield* post("guarded", {})
           expect(single.status).toBe(400)
-          expect(yield* bodyJson(single)).toMatchObject({ error: { type: "illegal_argument_exception", reason: "Invalid path: 'guarded'" }, status: 400 })
+          expect(yield* bodyJson(single)).toMatchObject({
+            error: { type: "illegal_argument_exception", reason: "Invalid path: 'guarded'" },
+            status: 400
+          })
           const badList = yield* post("bad!name/_search", {})
           expect(badList.status).toBe(400)
           expect(yield* bodyJson(badList)).toMatchObject({ error: { reason: "Bad format for indices : 'bad!name'" }, status: 400 })
@@ -128,7 +157,10 @@ for (const database of databaseKinds) {
           expect((yield* post("granted/_search", {}, auth)).status).toBe(200)
           const refused = yield* post("secret/_search", {}, auth)
           expect(refused.status).toBe(403)
-          expect(yield* bodyJson(refused)).toMatchObject({ error: { type: "security_exception", reason: "You don't have access to the index 'secret'" }, status: 403 })
+          expect(yield* bodyJson(refused)).toMatchObject({
+            error: { type: "security_exception", reason: "You don't have access to the index 'secret'" },
+            status: 403
+          })
           expect((yield* post("granted,secret/_search", {}, auth)).status).toBe(403)
           expect((yield* post("never-created/_count", {}, auth)).status).toBe(403)
           expect((yield* post("granted-missing/_count", {}, auth)).status).toBe(404)

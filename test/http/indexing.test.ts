@@ -42,7 +42,14 @@ const finished = (view: View) =>
 const corpus = Effect.gen(function* () {
   const server = yield* TestServer
   const dir = server.workDir
-  if (!(yield* Effect.promise(() => fs.stat(path.join(dir, files.pdf)).then(() => true, () => false)))) {
+  if (
+    !(yield* Effect.promise(() =>
+      fs.stat(path.join(dir, files.pdf)).then(
+        () => true,
+        () => false
+      )
+    ))
+  ) {
     yield* Effect.promise(() => generateCorpus(dir))
   }
   return { dir, index: Context.get(server.context, DocumentIndex) }
@@ -70,7 +77,11 @@ for (const database of databaseKinds) {
           const indexed = yield* finished(indexing!)
           expect(indexed).toMatchObject({ state: "DONE", result: documentCount, progress: 1 })
           // The rate `--mode CLI` shows: files and bytes taken, per second from the task's start to its end.
-          expect(indexed.rate).toMatchObject({ files: documentCount, filesPerSecond: expect.any(Number), megabytesPerSecond: expect.any(Number) })
+          expect(indexed.rate).toMatchObject({
+            files: documentCount,
+            filesPerSecond: expect.any(Number),
+            megabytesPerSecond: expect.any(Number)
+          })
           expect(indexed.rate?.bytes).toBeGreaterThan(0)
           expect(yield* isIndexed("local-datashare", path.join(dir, files.docx))).toBe(true)
           expect(yield* isIndexed("local-datashare", path.join(dir, files.hidden))).toBe(false)
@@ -95,7 +106,13 @@ for (const database of databaseKinds) {
       it.effect("index/<path> applies the scan options of the body, values as strings or not", () =>
         Effect.gen(function* () {
           const { dir } = yield* corpus
-          const options = { defaultProject: "pdfs", includePattern: "*.pdf", excludePattern: "broken/**", includeHiddenFiles: "false", parallelism: 3 }
+          const options = {
+            defaultProject: "pdfs",
+            includePattern: "*.pdf",
+            excludePattern: "broken/**",
+            includeHiddenFiles: "false",
+            parallelism: 3
+          }
           const [scan, indexing] = yield* postJson(`/api/task/batchUpdate/index${dir}`, options)
           expect(yield* finished(scan!)).toMatchObject({ state: "DONE", result: 1 })
           expect(yield* finished(indexing!)).toMatchObject({ state: "DONE", result: 1 })
@@ -112,7 +129,9 @@ for (const database of databaseKinds) {
 
       it.effect("documents the four endpoints in /api/openapi", () =>
         Effect.gen(function* () {
-          const document = (yield* Effect.flatMap(request("/api/openapi"), bodyJson)) as { paths: Record<string, { post?: { summary: string } }> }
+          const document = (yield* Effect.flatMap(request("/api/openapi"), bodyJson)) as {
+            paths: Record<string, { post?: { summary: string } }>
+          }
           const ours = Object.entries(document.paths).filter(([key]) => key.startsWith("/api/task/batchUpdate/"))
           expect(ours).toHaveLength(4)
           for (const [key, operations] of ours) expect(operations.post?.summary, key).toEqual(expect.any(String))
@@ -123,7 +142,12 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           const { dir } = yield* corpus
           yield* Effect.promise(() => fs.symlink("/etc", path.join(dir, "escape")).catch(() => undefined))
-          for (const target of ["/api/task/batchUpdate/index/etc", `/api/task/batchUpdate/scan${dir}/../`, `/api/task/batchUpdate/scan${dir}/escape`, `/api/task/batchUpdate/index${dir}-sibling`]) {
+          for (const target of [
+            "/api/task/batchUpdate/index/etc",
+            `/api/task/batchUpdate/scan${dir}/../`,
+            `/api/task/batchUpdate/scan${dir}/escape`,
+            `/api/task/batchUpdate/index${dir}-sibling`
+          ]) {
             const response = yield* post(target, {})
             expect(response.status, target).toBe(403)
             expect(yield* bodyJson(response)).toEqual({ error: expect.stringContaining("not in the data folder") })
@@ -158,7 +182,12 @@ describe("Index, scan and findNames tasks in SERVER mode", () => {
           headers: { authorization: basic("root", "pw"), "content-type": "application/json" }
         })
         expect(created.status).toBe(201)
-        for (const path of ["/api/task/batchUpdate/index", `/api/task/batchUpdate/scan${source}`, `/api/task/batchUpdate/index${source}`, "/api/task/findNames/EMAIL"]) {
+        for (const path of [
+          "/api/task/batchUpdate/index",
+          `/api/task/batchUpdate/scan${source}`,
+          `/api/task/batchUpdate/index${source}`,
+          "/api/task/findNames/EMAIL"
+        ]) {
           const refused = yield* start(path, "other", "alice")
           expect(refused.status, path).toBe(403)
           expect(yield* bodyJson(refused)).toEqual({ error: expect.stringContaining("other") })

@@ -7,7 +7,9 @@ import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers
 import { bodyJson, request, testServerLayer } from "../helpers/server.ts"
 
 /** Whether a `tesseract` executable is on the PATH: the OCR endpoint answers 200 with it, 503 without. */
-const tesseractInstalled = (process.env.PATH ?? "").split(path.delimiter).some((dir) => dir !== "" && fs.existsSync(path.join(dir, "tesseract")))
+const tesseractInstalled = (process.env.PATH ?? "")
+  .split(path.delimiter)
+  .some((dir) => dir !== "" && fs.existsSync(path.join(dir, "tesseract")))
 
 const names = (found: ReadonlyArray<{ readonly name: string }>) => found.map((entry) => entry.name)
 
@@ -62,7 +64,9 @@ describe("tesseract --list-langs", () => {
   it.effect("fails with OcrEngineUnavailable when the binary does not exist", () =>
     Effect.gen(function* () {
       const exit = yield* Effect.exit(tesseractLanguages("quarry-no-such-tesseract"))
-      expect(exit).toStrictEqual(Exit.fail(new OcrEngineUnavailable({ message: "the OCR engine (quarry-no-such-tesseract) is not installed" })))
+      expect(exit).toStrictEqual(
+        Exit.fail(new OcrEngineUnavailable({ message: "the OCR engine (quarry-no-such-tesseract) is not installed" }))
+      )
     })
   )
 })

@@ -26,13 +26,17 @@ const runSql = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unk
   Effect.flatMap(TestServer, (server) => Effect.provide(Effect.flatMap(SqlClient.SqlClient, statement), server.context)).pipe(Effect.orDie)
 
 const entities = (extractor: string) =>
-  runSql((sql) => sql<EntityRow>`
+  runSql(
+    (sql) => sql<EntityRow>`
     SELECT id, document_id AS "documentId", root_id AS "rootId", mention, offsets::float8[] AS offsets, is_hidden AS "isHidden"
-    FROM named_entities WHERE project = ${local} AND extractor = ${extractor} ORDER BY id`)
+    FROM named_entities WHERE project = ${local} AND extractor = ${extractor} ORDER BY id`
+  )
 
-const documentStates = runSql((sql) =>
-  sql<{ id: string; content: string; nerTags: ReadonlyArray<string>; status: string }>`
-    SELECT id, content, ner_tags AS "nerTags", status FROM documents WHERE project = ${local} ORDER BY id`)
+const documentStates = runSql(
+  (sql) =>
+    sql<{ id: string; content: string; nerTags: ReadonlyArray<string>; status: string }>`
+    SELECT id, content, ner_tags AS "nerTags", status FROM documents WHERE project = ${local} ORDER BY id`
+)
 
 const post = (url: string, body: string) => request(url, { method: "POST", body })
 
@@ -71,13 +75,32 @@ for (const database of databaseKinds) {
           const emails = yield* post("/api/ner/findNames/EMAIL", text)
           expect(emails.status).toBe(200)
           expect(yield* bodyJson(emails)).toStrictEqual([
-            { category: "EMAIL", mention: "foo@bar.com", offsets: [8, 23], extractor: "EMAIL", extractorLanguage: "ENGLISH", isHidden: false, mentionNorm: "foo@bar.com", partsOfSpeech: null, mentionNormTextLength: 11 }
+            {
+              category: "EMAIL",
+              mention: "foo@bar.com",
+              offsets: [8, 23],
+              extractor: "EMAIL",
+              extractorLanguage: "ENGLISH",
+              isHidden: false,
+              mentionNorm: "foo@bar.com",
+              partsOfSpeech: null,
+              mentionNormTextLength: 11
+            }
           ])
-          const names = (yield* bodyJson(yield* post("/api/ner/findNames/CORENLP", "Angela Merkel visited Paris with her advisers last week and spoke about the economy."))) as ReadonlyArray<{ category: string; mention: string }>
-          expect(names.map((entity) => `${entity.category} ${entity.mention}`)).toEqual(expect.arrayContaining(["PERSON Angela Merkel", "LOCATION Paris"]))
+          const names = (yield* bodyJson(
+            yield* post(
+              "/api/ner/findNames/CORENLP",
+              "Angela Merkel visited Paris with her advisers last week and spoke about the economy."
+            )
+          )) as ReadonlyArray<{ category: string; mention: string }>
+          expect(names.map((entity) => `${entity.category} ${entity.mention}`)).toEqual(
+            expect.arrayContaining(["PERSON Angela Merkel", "LOCATION Paris"])
+          )
           const french = "Le président de la République a rencontré les ministres à Paris pour discuter du budget de l'année prochaine."
           expect(yield* bodyJson(yield* post("/api/ner/findNames/CORENLP", french))).toStrictEqual([])
-          const frenchEmail = (yield* bodyJson(yield* post("/api/ner/findNames/EMAIL", `${french} Écrivez à info@exemple.fr.`))) as ReadonlyArray<{ mention: string; extractorLanguage: string }>
+          const frenchEmail = (yield* bodyJson(
+            yield* post("/api/ner/findNames/EMAIL", `${french} Écrivez à info@exemple.fr.`)
+          )) as ReadonlyArray<{ mention: string; extractorLanguage: string }>
           expect(frenchEmail.map((entity) => [entity.mention, entity.extractorLanguage])).toStrictEqual([["info@exemple.fr", "FRENCH"]])
         })
       )
@@ -88,13 +111,18 @@ for (const database of databaseKinds) {
           const count = Math.floor(compromisePipeline.maxRequestLength / sentence.length)
           const text = sentence.repeat(count)
           const finished: Array<string> = []
-          const analysis = yield* Effect.fork(Effect.tap(post("/api/ner/findNames/CORENLP", text), () => Effect.sync(() => finished.push("findNames"))))
+          const analysis = yield* Effect.fork(
+            Effect.tap(post("/api/ner/findNames/CORENLP", text), () => Effect.sync(() => finished.push("findNames")))
+          )
           // A real delay (the layer's clock is the test clock): the analysis has started when /version is asked.
           yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
           const version = yield* request("/version")
           finished.push("version")
           expect(version.status).toBe(200)
-          const names = (yield* bodyJson(yield* Effect.flatMap(analysis.await, (exit) => exit))) as ReadonlyArray<{ mention: string; offsets: ReadonlyArray<number> }>
+          const names = (yield* bodyJson(yield* Effect.flatMap(analysis.await, (exit) => exit))) as ReadonlyArray<{
+            mention: string
+            offsets: ReadonlyArray<number>
+          }>
           expect(finished).toEqual(["version", "findNames"])
           expect(names.find((entity) => entity.mention === "Angela Merkel")?.offsets.length).toBe(count)
         })
@@ -105,7 +133,9 @@ for (const database of databaseKinds) {
           for (const url of ["/api/ner/findNames/OPENNLP", "/api/task/findNames/email"]) {
             const response = yield* post(url, "text")
             expect(response.status).toBe(400)
-            expect(((yield* bodyJson(response)) as { error: string }).error).toMatch(/unknown pipeline .*available pipelines: EMAIL, CORENLP/)
+            expect(((yield* bodyJson(response)) as { error: string }).error).toMatch(
+              /unknown pipeline .*available pipelines: EMAIL, CORENLP/
+            )
           }
           const empty = yield* post("/api/ner/findNames/EMAIL", "  ")
           expect(empty.status).toBe(200)
@@ -139,14 +169,22 @@ for (const database of databaseKinds) {
           const contents = new Map(documents.map((document) => [document.id, document.content]))
           for (const entity of found) {
             expect(entity.id).toBe(sha384(`${entity.documentId}|[${entity.offsets.join(", ")}]|EMAIL|${entity.mention}`))
-            for (const offset of entity.offsets) expect(contents.get(entity.documentId)!.slice(offset, offset + entity.mention.length)).toBe(entity.mention)
+            for (const offset of entity.offsets)
+              expect(contents.get(entity.documentId)!.slice(offset, offset + entity.mention.length)).toBe(entity.mention)
           }
           const alice = found.find((entity) => entity.mention === "alice@example.org" && entity.offsets.length === 2)!
           const view = yield* request(`/api/${local}/namedEntities/${alice.id}?routing=${alice.rootId}`)
           expect(view.status).toBe(200)
           expect(yield* bodyJson(view)).toStrictEqual({
-            category: "EMAIL", mention: "alice@example.org", offsets: alice.offsets, extractor: "EMAIL", extractorLanguage: "ENGLISH",
-            isHidden: false, mentionNorm: "alice@example.org", partsOfSpeech: null, mentionNormTextLength: 17
+            category: "EMAIL",
+            mention: "alice@example.org",
+            offsets: alice.offsets,
+            extractor: "EMAIL",
+            extractorLanguage: "ENGLISH",
+            isHidden: false,
+            mentionNorm: "alice@example.org",
+            partsOfSpeech: null,
+            mentionNormTextLength: 17
           })
           expect((yield* request(`/api/${local}/namedEntities/${alice.id}?routing=${"f".repeat(96)}`)).status).toBe(404)
           const missing = yield* request(`/api/${local}/namedEntities/${"0".repeat(96)}`)
@@ -155,9 +193,12 @@ for (const database of databaseKinds) {
           expect((yield* request(`/api/not-a-project/namedEntities/${alice.id}`)).status).toBe(403)
 
           // has_child sees the entities: the documents mentioning bob.
-          const search = yield* post(`/api/index/search/${local}/_search`, JSON.stringify({
-            query: { has_child: { type: "NamedEntity", query: { term: { mentionNorm: "bob@example.com" } } } }
-          }))
+          const search = yield* post(
+            `/api/index/search/${local}/_search`,
+            JSON.stringify({
+              query: { has_child: { type: "NamedEntity", query: { term: { mentionNorm: "bob@example.com" } } } }
+            })
+          )
           expect(search.status).toBe(200)
           const hits = ((yield* bodyJson(search)) as { hits: { hits: ReadonlyArray<{ _id: string }> } }).hits.hits
           expect(hits.map((hit) => hit._id)).toStrictEqual([found.find((entity) => entity.mention === "bob@example.com")!.documentId])
@@ -175,7 +216,10 @@ for (const database of databaseKinds) {
           const hide = yield* request(`/api/${local}/namedEntities/hide/alice@example.org`, { method: "PUT" })
           expect(hide.status).toBe(200)
           const found = yield* entities("EMAIL")
-          expect(found.filter((entity) => entity.mention === "alice@example.org").map((entity) => entity.isHidden)).toStrictEqual([true, true])
+          expect(found.filter((entity) => entity.mention === "alice@example.org").map((entity) => entity.isHidden)).toStrictEqual([
+            true,
+            true
+          ])
           expect(found.filter((entity) => entity.mention === "bob@example.com").map((entity) => entity.isHidden)).toStrictEqual([false])
           const alice = found.find((entity) => entity.mention === "alice@example.org")!
           const view = yield* request(`/api/${local}/namedEntities/${alice.id}?routing=${alice.rootId}`)
@@ -191,7 +235,11 @@ for (const database of databaseKinds) {
           yield* Effect.promise(() => mkdir(folder, { recursive: true }))
           const count = 40
           yield* Effect.promise(() =>
-            Promise.all(Array.from({ length: count }, (_, i) => writeFile(path.join(folder, `mail-${i}.txt`), `From person${i}@example.net to the desk.`)))
+            Promise.all(
+              Array.from({ length: count }, (_, i) =>
+                writeFile(path.join(folder, `mail-${i}.txt`), `From person${i}@example.net to the desk.`)
+              )
+            )
           )
           const started = yield* post(`/api/task/batchUpdate/index/${folder.slice(1)}`, JSON.stringify({ options: {} }))
           expect(started.status).toBe(200)

@@ -12,7 +12,10 @@ const json = { accept: "application/json" }
 
 const notesAt = (path: string, headers: Record<string, string> = json) =>
   Effect.flatMap(request(path, { headers }), (response) =>
-    Effect.map(bodyJson(response), (body) => ({ status: response.status, paths: Array.isArray(body) ? body.map((note: { path: string }) => note.path) : body }))
+    Effect.map(bodyJson(response), (body) => ({
+      status: response.status,
+      paths: Array.isArray(body) ? body.map((note: { path: string }) => note.path) : body
+    }))
   )
 
 describe("note paths", () => {
@@ -64,7 +67,14 @@ for (const database of databaseKinds) {
           expect((yield* request(`/api/${local}/notes/gone/soon`, { method: "DELETE" })).status).toBe(204)
           expect((yield* request(`/api/${local}/notes/gone/soon`, { method: "DELETE", headers: json })).status).toBe(404)
           expect(yield* notesAt(`/api/${local}/notes/gone/soon`)).toEqual({ status: 200, paths: [] })
-          for (const body of [{ note: "x", variant: "purple" }, { note: "" }, { note: 3 }, { variant: "info" }, "{oops", { note: "n".repeat(65_537) }]) {
+          for (const body of [
+            { note: "x", variant: "purple" },
+            { note: "" },
+            { note: 3 },
+            { variant: "info" },
+            "{oops",
+            { note: "n".repeat(65_537) }
+          ]) {
             const response = yield* send("PUT", `/api/${local}/notes/bad`, body)
             expect({ body: typeof body === "string" ? body : Object.keys(body), status: response.status }).toMatchObject({ status: 400 })
             expect(yield* bodyJson(response)).toEqual({ error: expect.any(String) })
@@ -75,7 +85,10 @@ for (const database of databaseKinds) {
           const deep = `/${randomBytes(3072).toString("base64url").slice(0, 4095)}`
           expect((yield* send("PUT", `/api/${local}/notes${encodeURI(deep)}`, { note: "deep" })).status).toBe(201)
           expect((yield* send("PUT", `/api/${local}/notes${encodeURI(deep)}`, { note: "deeper" })).status).toBe(200)
-          const deepNotes = (yield* bodyJson(yield* request(`/api/${local}/notes${encodeURI(deep)}`))) as ReadonlyArray<{ path: string; note: string }>
+          const deepNotes = (yield* bodyJson(yield* request(`/api/${local}/notes${encodeURI(deep)}`))) as ReadonlyArray<{
+            path: string
+            note: string
+          }>
           expect(deepNotes.map((note) => [note.path, note.note])).toEqual([[deep, "deeper"]])
           expect((yield* send("PUT", `/api/${local}/notes${encodeURI(`${deep}a`)}`, { note: "too deep" })).status).toBe(400)
         })

@@ -44,7 +44,11 @@ describe("openApiDocument", () => {
   it.effect("describes every documented route of any table, with shared schemas as components", () =>
     Effect.gen(function* () {
       // Property names that are also JSON Schema keywords must survive the conversion.
-      class Item extends Schema.Class<Item>("Item")({ id: Schema.String, note: Schema.NullOr(Schema.String), required: Schema.Literal("yes") }) {}
+      class Item extends Schema.Class<Item>("Item")({
+        id: Schema.String,
+        note: Schema.NullOr(Schema.String),
+        required: Schema.Literal("yes")
+      }) {}
       const table = [
         { method: "GET" as const, path: "/api/:project/items/:id", doc: { summary: "One item", tag: "items", response: Item } },
         {
@@ -57,7 +61,13 @@ describe("openApiDocument", () => {
       const generated = openApiDocument(table, { title: "t", version: "1" })
       const document = Schema.decodeUnknownSync(Document)(generated)
       expect(Object.keys(document.paths)).toEqual(["/api/{project}/items/{id}", "/api/{project}/items/{path}"])
-      expect(document.paths["/api/{project}/items/{path}"]?.put?.parameters?.map((parameter) => [parameter.name, parameter.in, parameter.required])).toEqual([
+      expect(
+        document.paths["/api/{project}/items/{path}"]?.put?.parameters?.map((parameter) => [
+          parameter.name,
+          parameter.in,
+          parameter.required
+        ])
+      ).toEqual([
         ["project", "path", true],
         ["path", "path", true]
       ])
@@ -108,7 +118,9 @@ for (const database of databaseKinds) {
             expect(operation, `${route.method} ${route.path}`).toBeDefined()
             expect(operation?.summary).toBe(route.doc?.summary)
             const pathNames = [...template.matchAll(/\{([A-Za-z]+)\}/g)].map((match) => match[1])
-            expect(operation?.parameters?.filter((parameter) => parameter.in === "path").map((parameter) => parameter.name) ?? []).toEqual(pathNames)
+            expect(operation?.parameters?.filter((parameter) => parameter.in === "path").map((parameter) => parameter.name) ?? []).toEqual(
+              pathNames
+            )
           }
         })
       )

@@ -35,7 +35,13 @@ beforeAll(async () => {
   archives.serve("/hello/quarry-plugin-hello-3.0.0.tgz", { _tag: "Stream", size: 256 * 1024 })
   archives.serve("/checked/quarry-plugin-checked-1.0.0.tgz", { _tag: "Bytes", bytes: await pluginTgz("1.0.0") })
   archives.serve("/evil.zip", { _tag: "Bytes", bytes: await zipSlip() })
-  archives.serve("/evil.tgz", { _tag: "Bytes", bytes: await rawTarGz([{ name: "ok.js", content: "1" }, { name: "../../escaped-tar.js", content: "2" }]) })
+  archives.serve("/evil.tgz", {
+    _tag: "Bytes",
+    bytes: await rawTarGz([
+      { name: "ok.js", content: "1" },
+      { name: "../../escaped-tar.js", content: "2" }
+    ])
+  })
   archives.serve("/text-1.0.0.tgz", { _tag: "Bytes", bytes: Buffer.from("this is not an archive\n") })
   archives.serve("/broken-1.0.0.tgz", { _tag: "Status", status: 500 })
   archives.serve("/stall-1.0.0.tgz", { _tag: "Stall" })
@@ -181,9 +187,7 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
         fs.mkdirSync(local)
         fs.writeFileSync(path.join(local, "index.js"), "console.log('local')\n")
         const page = yield* bodyText(yield* request("/"))
-        expect(page).toContain(
-          '<link rel="stylesheet" href="/plugins/quarry-plugin-hello-2.0.0/dist/style.css"></head>'
-        )
+        expect(page).toContain('<link rel="stylesheet" href="/plugins/quarry-plugin-hello-2.0.0/dist/style.css"></head>')
         expect(page).toContain(
           '<script src="/plugins/local-plugin-0.3.1/index.js"></script><script src="/plugins/quarry-plugin-hello-2.0.0/dist/main.js"></script></body>'
         )
@@ -219,8 +223,14 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
       Effect.gen(function* () {
         const before = entries(pluginsDir)
         const refusals = [
-          ["quarry-plugin-evil", `refused ${archives.url}/evil.zip: the entry "../escaped.js" would be written outside the plugin directory`],
-          ["quarry-plugin-evil-tar", `refused ${archives.url}/evil.tgz: the entry "../../escaped-tar.js" would be written outside the plugin directory`]
+          [
+            "quarry-plugin-evil",
+            `refused ${archives.url}/evil.zip: the entry "../escaped.js" would be written outside the plugin directory`
+          ],
+          [
+            "quarry-plugin-evil-tar",
+            `refused ${archives.url}/evil.tgz: the entry "../../escaped-tar.js" would be written outside the plugin directory`
+          ]
         ]
         for (const [id, error] of refusals) {
           const response = yield* put(`/api/plugins/install?id=${id}`)
@@ -232,41 +242,43 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
       })
     )
 
-    it.effect("answers a clear error for an oversized, unreachable, failing, stalled or unverifiable download, the installed version untouched", () =>
-      Effect.gen(function* () {
-        const before = entries(pluginsDir)
-        const installed = read(pluginsDir, "quarry-plugin-hello-2.0.0", "dist", "main.js")
-        const attempt = (query: string) =>
-          Effect.flatMap(put(`/api/plugins/install?${query}`), (response) =>
-            Effect.map(bodyJson(response), (body) => ({ status: response.status, error: (body as { error: string }).error }))
-          )
-        const oversized = yield* attempt(`url=${q(`${archives.url}/hello/quarry-plugin-hello-3.0.0.tgz`)}`)
-        expect(oversized).toEqual({
-          status: 422,
-          error: `refused ${archives.url}/hello/quarry-plugin-hello-3.0.0.tgz: larger than the 65536 bytes allowed (deliverableMaxSize)`
+    it.effect(
+      "answers a clear error for an oversized, unreachable, failing, stalled or unverifiable download, the installed version untouched",
+      () =>
+        Effect.gen(function* () {
+          const before = entries(pluginsDir)
+          const installed = read(pluginsDir, "quarry-plugin-hello-2.0.0", "dist", "main.js")
+          const attempt = (query: string) =>
+            Effect.flatMap(put(`/api/plugins/install?${query}`), (response) =>
+              Effect.map(bodyJson(response), (body) => ({ status: response.status, error: (body as { error: string }).error }))
+            )
+          const oversized = yield* attempt(`url=${q(`${archives.url}/hello/quarry-plugin-hello-3.0.0.tgz`)}`)
+          expect(oversized).toEqual({
+            status: 422,
+            error: `refused ${archives.url}/hello/quarry-plugin-hello-3.0.0.tgz: larger than the 65536 bytes allowed (deliverableMaxSize)`
+          })
+          const unreachableUrl = `http://127.0.0.1:${yield* Effect.promise(closedPort)}/quarry-plugin-hello-4.0.0.tgz`
+          const unreachable = yield* attempt(`url=${q(unreachableUrl)}`)
+          expect(unreachable.status).toBe(502)
+          expect(unreachable.error).toBe(`cannot download ${unreachableUrl}: connect ECONNREFUSED ${unreachableUrl.slice(7).split("/")[0]}`)
+          expect(yield* attempt(`url=${q(`${archives.url}/broken-1.0.0.tgz`)}`)).toEqual({
+            status: 502,
+            error: `cannot download ${archives.url}/broken-1.0.0.tgz: the server answered 500`
+          })
+          expect(yield* attempt(`url=${q(`${archives.url}/stall-1.0.0.tgz`)}`)).toEqual({
+            status: 504,
+            error: `cannot download ${archives.url}/stall-1.0.0.tgz: no complete answer within 2 seconds`
+          })
+          expect(yield* attempt(`url=${q(`${archives.url}/text-1.0.0.tgz`)}`)).toEqual({
+            status: 422,
+            error: `refused ${archives.url}/text-1.0.0.tgz: not a zip, tar or tar.gz archive`
+          })
+          const checked = yield* attempt("id=quarry-plugin-checked")
+          expect(checked.status).toBe(422)
+          expect(checked.error).toMatch(/its SHA-256 [0-9a-f]{64} is not the registry's/)
+          expect(entries(pluginsDir)).toEqual(before)
+          expect(read(pluginsDir, "quarry-plugin-hello-2.0.0", "dist", "main.js")).toBe(installed)
         })
-        const unreachableUrl = `http://127.0.0.1:${yield* Effect.promise(closedPort)}/quarry-plugin-hello-4.0.0.tgz`
-        const unreachable = yield* attempt(`url=${q(unreachableUrl)}`)
-        expect(unreachable.status).toBe(502)
-        expect(unreachable.error).toBe(`cannot download ${unreachableUrl}: connect ECONNREFUSED ${unreachableUrl.slice(7).split("/")[0]}`)
-        expect(yield* attempt(`url=${q(`${archives.url}/broken-1.0.0.tgz`)}`)).toEqual({
-          status: 502,
-          error: `cannot download ${archives.url}/broken-1.0.0.tgz: the server answered 500`
-        })
-        expect(yield* attempt(`url=${q(`${archives.url}/stall-1.0.0.tgz`)}`)).toEqual({
-          status: 504,
-          error: `cannot download ${archives.url}/stall-1.0.0.tgz: no complete answer within 2 seconds`
-        })
-        expect(yield* attempt(`url=${q(`${archives.url}/text-1.0.0.tgz`)}`)).toEqual({
-          status: 422,
-          error: `refused ${archives.url}/text-1.0.0.tgz: not a zip, tar or tar.gz archive`
-        })
-        const checked = yield* attempt("id=quarry-plugin-checked")
-        expect(checked.status).toBe(422)
-        expect(checked.error).toMatch(/its SHA-256 [0-9a-f]{64} is not the registry's/)
-        expect(entries(pluginsDir)).toEqual(before)
-        expect(read(pluginsDir, "quarry-plugin-hello-2.0.0", "dist", "main.js")).toBe(installed)
-      })
     )
 
     it.effect("installs extensions as files, replacing older versions, and refuses a jar that is not one", () =>
@@ -278,12 +290,16 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
         expect(upgrade.status).toBe(200)
         expect(archives.requests.slice(-2)).toEqual(["/ext/quarry-ext-1.1.0.jar", "/storage/8f3a"])
         expect(entries(extensionsDir)).toEqual(["other-ext-2.0.jar", "quarry-ext-1.1.0.jar"])
-        expect(fs.readFileSync(path.join(extensionsDir, "quarry-ext-1.1.0.jar"))).toEqual(yield* Effect.promise(() => extensionJar("1.1.0")))
+        expect(fs.readFileSync(path.join(extensionsDir, "quarry-ext-1.1.0.jar"))).toEqual(
+          yield* Effect.promise(() => extensionJar("1.1.0"))
+        )
         const [listed] = (yield* listing("/api/extensions?filter=^quarry-ext$")) as ReadonlyArray<unknown>
         expect(listed).toMatchObject({ id: "quarry-ext", installed: true, version: "1.1.0", installedVersion: "1.1.0", type: "NLP" })
         const fake = yield* put("/api/extensions/install?id=quarry-ext-fake")
         expect(fake.status).toBe(422)
-        expect(yield* bodyJson(fake)).toEqual({ error: `refused ${archives.url}/ext/fake-1.0.0.jar: the download is not the .jar archive its name says` })
+        expect(yield* bodyJson(fake)).toEqual({
+          error: `refused ${archives.url}/ext/fake-1.0.0.jar: the download is not the .jar archive its name says`
+        })
         expect(entries(extensionsDir)).toEqual(["other-ext-2.0.jar", "quarry-ext-1.1.0.jar"])
       })
     )
@@ -291,7 +307,10 @@ describe("plugins and extensions over HTTP, with a release host on loopback", ()
     it.effect("leaves exactly one version when two versions of a package are installed at once", () =>
       Effect.gen(function* () {
         const [byUrl, byId] = yield* Effect.all(
-          [put(`/api/plugins/install?url=${q(`${archives.url}/hello/quarry-plugin-hello-1.0.0.tgz`)}`), put("/api/plugins/install?id=quarry-plugin-hello")],
+          [
+            put(`/api/plugins/install?url=${q(`${archives.url}/hello/quarry-plugin-hello-1.0.0.tgz`)}`),
+            put("/api/plugins/install?id=quarry-plugin-hello")
+          ],
           { concurrency: 2 }
         )
         expect([byUrl!.status, byId!.status]).toEqual([200, 200])
@@ -327,7 +346,10 @@ describe("plugins in SERVER mode", () => {
   beforeAll(() => {
     const privatePlugin = path.join(serverPluginsDir, "private-plugin-1.0")
     fs.mkdirSync(privatePlugin, { recursive: true })
-    fs.writeFileSync(path.join(privatePlugin, "package.json"), JSON.stringify({ main: "p.js", private: true, datashare: { projects: ["secret-project"] } }))
+    fs.writeFileSync(
+      path.join(privatePlugin, "package.json"),
+      JSON.stringify({ main: "p.js", private: true, datashare: { projects: ["secret-project"] } })
+    )
     fs.writeFileSync(path.join(privatePlugin, "p.js"), "console.log('private')\n")
   })
   afterAll(() => fs.rmSync(serverRoot, { recursive: true, force: true }))
@@ -335,7 +357,12 @@ describe("plugins in SERVER mode", () => {
   layer(
     testServerLayer({
       database: "pglite",
-      cli: { mode: "SERVER", pluginsDir: serverPluginsDir, extensionsDir: path.join(serverRoot, "extensions"), deliverablesRegistry: registryFile }
+      cli: {
+        mode: "SERVER",
+        pluginsDir: serverPluginsDir,
+        extensionsDir: path.join(serverRoot, "extensions"),
+        deliverablesRegistry: registryFile
+      }
     })
   )((it) => {
     it.effect("lets only administrators install and remove, and loads private plugins for their projects' users", () =>

@@ -10,10 +10,13 @@ import { addUser } from "../helpers/users.ts"
 
 const legacyDate = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/)
 
-const setMask = (project: string, mask: string | null) => query((sql) => sql`UPDATE projects SET allow_from_mask = ${mask} WHERE id = ${project} RETURNING id`)
+const setMask = (project: string, mask: string | null) =>
+  query((sql) => sql`UPDATE projects SET allow_from_mask = ${mask} WHERE id = ${project} RETURNING id`)
 
 const createProject = (name: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  Effect.flatMap(TestServer, (server) => send("POST", "/api/project", { name, sourcePath: path.join(server.workDir, name), ...extra }, headers))
+  Effect.flatMap(TestServer, (server) =>
+    send("POST", "/api/project", { name, sourcePath: path.join(server.workDir, name), ...extra }, headers)
+  )
 
 /** How many rows each table holds for a project. */
 const rowsOf = (project: string) =>
@@ -37,7 +40,9 @@ const populate = (project: string) =>
   Effect.gen(function* () {
     yield* createProject(project)
     const [a, b] = yield* indexDocuments(project, 2)
-    yield* query((sql) => sql`INSERT INTO duplicates (project, id, path, document_id) VALUES (${project}, 'dup', '/data/copy.txt', ${a!}) RETURNING id`)
+    yield* query(
+      (sql) => sql`INSERT INTO duplicates (project, id, path, document_id) VALUES (${project}, 'dup', '/data/copy.txt', ${a!}) RETURNING id`
+    )
     yield* send("POST", `/api/${project}/documents/batchUpdate/star`, [a])
     yield* send("POST", `/api/${project}/documents/batchUpdate/tag`, { docIds: [a, b], tags: ["x"] })
     yield* send("POST", `/api/${project}/documents/batchUpdate/recommend`, [b])
@@ -45,14 +50,44 @@ const populate = (project: string) =>
     yield* send("PUT", "/api/users/me/history", { type: "DOCUMENT", projectIds: [project], name: "doc", uri: `/ds/${project}/${a}` })
     // A batch search of the project, with one result (the run itself is tested with batch searches).
     const uuid = `00000000-0000-4000-8000-${Buffer.from(project).toString("hex").padStart(12, "0").slice(-12)}`
-    yield* query((sql) => sql`INSERT INTO batch_searches (uuid, name, user_id, state) VALUES (${uuid}, 'names', 'local', 'SUCCESS') RETURNING uuid`)
-    yield* query((sql) => sql`INSERT INTO batch_search_projects (search_uuid, project_id) VALUES (${uuid}, ${project}) RETURNING project_id`)
-    yield* query((sql) => sql`INSERT INTO batch_search_results (search_uuid, query_number, query, doc_nb, doc_id, root_id, doc_path, prj_id)
-      VALUES (${uuid}, 0, 'names', 0, ${a!}, ${a!}, '/data/a.txt', ${project}) RETURNING doc_id`)
+    yield* query(
+      (sql) => sql`INSERT INTO batch_searches (uuid, name, user_id, state) VALUES (${uuid}, 'names', 'local', 'SUCCESS') RETURNING uuid`
+    )
+    yield* query(
+      (sql) => sql`INSERT INTO batch_search_projects (search_uuid, project_id) VALUES (${uuid}, ${project}) RETURNING project_id`
+    )
+    yield* query(
+      (sql) => sql`INSERT INTO batch_search_results (search_uuid, query_number, query, doc_nb, doc_id, root_id, doc_path, prj_id)
+      VALUES (${uuid}, 0, 'names', 0, ${a!}, ${a!}, '/data/a.txt', ${project}) RETURNING doc_id`
+    )
   })
 
-const everyRow = { stars: 1, tags: 2, recommendations: 1, notes: 1, history: 1, documents: 2, duplicates: 1, indices: 1, projects: 1, batchSearches: 1, batchResults: 1 }
-const noRow = { stars: 0, tags: 0, recommendations: 0, notes: 0, history: 0, documents: 0, duplicates: 0, indices: 0, projects: 0, batchSearches: 0, batchResults: 0 }
+const everyRow = {
+  stars: 1,
+  tags: 2,
+  recommendations: 1,
+  notes: 1,
+  history: 1,
+  documents: 2,
+  duplicates: 1,
+  indices: 1,
+  projects: 1,
+  batchSearches: 1,
+  batchResults: 1
+}
+const noRow = {
+  stars: 0,
+  tags: 0,
+  recommendations: 0,
+  notes: 0,
+  history: 0,
+  documents: 0,
+  duplicates: 0,
+  indices: 0,
+  projects: 0,
+  batchSearches: 0,
+  batchResults: 0
+}
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
@@ -63,8 +98,15 @@ for (const database of databaseKinds) {
       it.effect("creates a project and its index, reads and lists it, and refuses a second creation with 409", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
-          expect(yield* bodyJson(yield* request("/api/project/local-datashare", { headers: { accept: "application/json" } }))).toEqual({ error: "Project not found" })
-          const created = yield* createProject("leaks", { label: "Leaks", publisherName: "ICIJ", sourceUrl: "https://icij.org", allowFromMask: "10.*.*.*" })
+          expect(yield* bodyJson(yield* request("/api/project/local-datashare", { headers: { accept: "application/json" } }))).toEqual({
+            error: "Project not found"
+          })
+          const created = yield* createProject("leaks", {
+            label: "Leaks",
+            publisherName: "ICIJ",
+            sourceUrl: "https://icij.org",
+            allowFromMask: "10.*.*.*"
+          })
           expect(created.status).toBe(201)
           const project = yield* bodyJson(created)
           expect(project).toEqual({
@@ -100,7 +142,10 @@ for (const database of databaseKinds) {
             [JSON.stringify("bare-name"), `\`sourcePath\` is required and must not be outside ${server.workDir}.`],
             [{ name: "x" }, `\`sourcePath\` is required and must not be outside ${server.workDir}.`],
             [{ name: "x", sourcePath: "/etc" }, `\`sourcePath\` is required and must not be outside ${server.workDir}.`],
-            [{ name: "x", sourcePath: path.join(server.workDir, "..", "escape") }, `\`sourcePath\` is required and must not be outside ${server.workDir}.`],
+            [
+              { name: "x", sourcePath: path.join(server.workDir, "..", "escape") },
+              `\`sourcePath\` is required and must not be outside ${server.workDir}.`
+            ],
             [{ name: "a/b", sourcePath: inside }, "`name` is 1 to 255 characters, without '/', ',' or spaces."],
             [{ name: "a,b", sourcePath: inside }, "`name` is 1 to 255 characters, without '/', ',' or spaces."],
             [{ name: "x", sourcePath: inside, label: "l".repeat(256) }, "`label` is at most 255 characters."]
@@ -112,7 +157,9 @@ for (const database of databaseKinds) {
           for (const body of ["{not json", JSON.stringify({ name: 5, sourcePath: inside }), JSON.stringify([])]) {
             expect((yield* send("POST", "/api/project", body)).status).toBe(400)
           }
-          expect(yield* bodyJson(yield* createProject("file-uri", { sourcePath: pathToFileURL(inside).href }))).toMatchObject({ sourcePath: pathToFileURL(inside).href })
+          expect(yield* bodyJson(yield* createProject("file-uri", { sourcePath: pathToFileURL(inside).href }))).toMatchObject({
+            sourcePath: pathToFileURL(inside).href
+          })
           expect(yield* query((sql) => sql`SELECT id FROM projects WHERE id IN ('x', 'a/b', 'a,b', 'bare-name')`)).toEqual([])
         })
       )
@@ -124,7 +171,9 @@ for (const database of databaseKinds) {
           const updated = yield* send("PUT", "/api/project/editable", { name: "editable", label: "New", maintainerName: "me" })
           expect(updated.status).toBe(200)
           expect(yield* bodyJson(updated)).toMatchObject({ name: "editable", label: "New", description: null, maintainerName: "me" })
-          expect(yield* query((sql) => sql`SELECT allow_from_mask FROM projects WHERE id = 'editable'`)).toEqual([{ allow_from_mask: "127.0.0.*" }])
+          expect(yield* query((sql) => sql`SELECT allow_from_mask FROM projects WHERE id = 'editable'`)).toEqual([
+            { allow_from_mask: "127.0.0.*" }
+          ])
           expect((yield* send("PUT", "/api/project/editable", { name: "other", label: "x" })).status).toBe(404)
           expect((yield* send("PUT", "/api/project/unknown", { name: "unknown" })).status).toBe(404)
           expect((yield* send("PUT", "/api/project/editable", { name: "editable", label: 3 })).status).toBe(400)
@@ -168,8 +217,13 @@ for (const database of databaseKinds) {
       it.effect("DELETE leaves everything in place when a step fails", () =>
         Effect.gen(function* () {
           yield* populate("stuck")
-          yield* query((sql) => sql`CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`)
-          yield* query((sql) => sql`CREATE TRIGGER refuse_stuck BEFORE DELETE ON document_indices FOR EACH ROW WHEN (OLD.project = 'stuck') EXECUTE FUNCTION refuse_delete()`)
+          yield* query(
+            (sql) => sql`CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`
+          )
+          yield* query(
+            (sql) =>
+              sql`CREATE TRIGGER refuse_stuck BEFORE DELETE ON document_indices FOR EACH ROW WHEN (OLD.project = 'stuck') EXECUTE FUNCTION refuse_delete()`
+          )
           const failed = yield* request("/api/project/stuck", { method: "DELETE", headers: { accept: "application/json" } })
           expect(failed.status).toBe(500)
           expect(yield* rowsOf("stuck")).toEqual(everyRow)
@@ -200,7 +254,9 @@ describe("projects in SERVER mode", () => {
         expect((yield* request("/api/project/isDownloadAllowed/nowhere", { headers: alice })).status).toBe(403)
         expect((yield* send("PUT", "/api/project/secret", { name: "secret" }, alice)).status).toBe(403)
         expect((yield* request("/api/project/secret", { method: "DELETE", headers: alice })).status).toBe(401)
-        expect(((yield* bodyJson(yield* request("/api/project", { headers: alice }))) as ReadonlyArray<{ name: string }>).map((p) => p.name)).toEqual(["granted"])
+        expect(
+          ((yield* bodyJson(yield* request("/api/project", { headers: alice }))) as ReadonlyArray<{ name: string }>).map((p) => p.name)
+        ).toEqual(["granted"])
         expect((yield* request("/api/project/granted", { headers: alice })).status).toBe(200)
         expect((yield* request("/api/project/isDownloadAllowed/granted", { headers: alice })).status).toBe(200)
 

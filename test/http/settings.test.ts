@@ -39,7 +39,8 @@ for (const database of databaseKinds) {
           expect(response.status).toBe(200)
           expect(response.headers.get("content-type")).toBe("application/json;charset=UTF-8")
           const body = (yield* bodyJson(response)) as Record<string, unknown>
-          for (const hidden of ["dataSourceUrl", "elasticsearchAddress", "oauthClientSecret", "redisAddress"]) expect(body).not.toHaveProperty(hidden)
+          for (const hidden of ["dataSourceUrl", "elasticsearchAddress", "oauthClientSecret", "redisAddress"])
+            expect(body).not.toHaveProperty(hidden)
           expect(JSON.stringify(body)).not.toContain("s3cret")
           expect(body).toMatchObject({
             mode: "LOCAL",
@@ -108,7 +109,11 @@ for (const database of databaseKinds) {
       it.effect("PATCH /api/settings answers 400 for a body without a data object", () =>
         Effect.gen(function* () {
           expect((yield* patch("not an object")).status).toBe(400)
-          const malformed = yield* request("/api/settings", { method: "PATCH", headers: { "Content-Type": "application/json" }, body: "{data:" })
+          const malformed = yield* request("/api/settings", {
+            method: "PATCH",
+            headers: { "Content-Type": "application/json" },
+            body: "{data:"
+          })
           expect(malformed.status).toBe(400)
           expect(yield* bodyJson(malformed)).toHaveProperty("error")
         })

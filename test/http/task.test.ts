@@ -16,8 +16,7 @@ const submitSleep = (steps: number, stepMillis: number, userId = "local", failWi
 
 const taskPath = (task: Task, suffix = "") => `/api/task/${encodeURIComponent(task.name)}${suffix}`
 const getJson = (pathAndQuery: string) => Effect.flatMap(request(pathAndQuery), bodyJson)
-const finished = (task: Task) =>
-  eventually(getJson(taskPath(task)), (view) => (view as { state: string }).state !== "RUNNING")
+const finished = (task: Task) => eventually(getJson(taskPath(task)), (view) => (view as { state: string }).state !== "RUNNING")
 const put = (pathAndQuery: string) => request(pathAndQuery, { method: "PUT" })
 
 const localUser = { id: "local", name: null, email: null, provider: "local" }
@@ -34,7 +33,13 @@ for (const database of databaseKinds) {
             return typeof progress === "number" && progress > 0 && progress < 1
           })
           expect(running).toMatchObject({ name: task.name, state: "RUNNING", user: localUser })
-          expect(yield* finished(task)).toEqual({ name: task.name, state: "DONE", progress: 1, user: expect.objectContaining(localUser), result: 20 })
+          expect(yield* finished(task)).toEqual({
+            name: task.name,
+            state: "DONE",
+            progress: 1,
+            user: expect.objectContaining(localUser),
+            result: 20
+          })
         })
       )
 
@@ -97,7 +102,10 @@ for (const database of databaseKinds) {
       it.effect("stops a running task (true, then false), CANCELLED; 404 unknown, 403 another user's", () =>
         Effect.gen(function* () {
           const task = yield* submitSleep(1_000, 20)
-          yield* eventually(getJson(taskPath(task)), (view) => typeof (view as { progress: unknown }).progress === "number" && (view as { progress: number }).progress > 0)
+          yield* eventually(
+            getJson(taskPath(task)),
+            (view) => typeof (view as { progress: unknown }).progress === "number" && (view as { progress: number }).progress > 0
+          )
           const stopped = yield* put(`/api/task/stop/${encodeURIComponent(task.name)}`)
           expect(stopped.status).toBe(200)
           expect(yield* bodyJson(stopped)).toBe(true)

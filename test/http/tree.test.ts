@@ -102,7 +102,12 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           expect(yield* bodyJson(yield* tree(dataDir, "?depth=0"))).toEqual(oneLevel())
           expect(yield* bodyJson(yield* tree(dataDir, "?depth=1"))).toEqual(oneLevel())
-          const deeper = { type: "directory", name: `${dataDir}/sub/deeper`, prot: "drwxr-xr-x", size: directorySize(path.join(dataDir, "sub/deeper")) }
+          const deeper = {
+            type: "directory",
+            name: `${dataDir}/sub/deeper`,
+            prot: "drwxr-xr-x",
+            size: directorySize(path.join(dataDir, "sub/deeper"))
+          }
           const nested = { type: "file", name: `${dataDir}/sub/nested.txt`, prot: "-rw-r--r--", size: 6 }
           const twoLevels = yield* bodyJson(yield* tree(`${dataDir}/sub`, "?depth=2"))
           expect(twoLevels).toEqual({
@@ -113,7 +118,9 @@ for (const database of databaseKinds) {
             ]
           })
           const fromRoot = yield* bodyJson(yield* tree(dataDir, "?depth=2"))
-          expect(fromRoot).toMatchObject({ contents: [{}, {}, {}, { name: `${dataDir}/sub`, contents: [{ ...deeper, contents: [] }, nested] }] })
+          expect(fromRoot).toMatchObject({
+            contents: [{}, {}, {}, { name: `${dataDir}/sub`, contents: [{ ...deeper, contents: [] }, nested] }]
+          })
         })
       )
 

@@ -25,7 +25,8 @@ const history = (parameters: string, headers: Record<string, string> = json) =>
 const names = (parameters: string, headers: Record<string, string> = json) =>
   Effect.map(history(parameters, headers), ({ body }) => body.items.map((event) => event.name))
 
-const record = (event: Record<string, unknown>, headers: Record<string, string> = {}) => send("PUT", "/api/users/me/history", event, headers)
+const record = (event: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  send("PUT", "/api/users/me/history", event, headers)
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
@@ -55,7 +56,9 @@ for (const database of databaseKinds) {
             ]
           })
           yield* query((sql) => sql`INSERT INTO projects (id, label, source_path) VALUES ('stored', 'Stored', '/data/stored') RETURNING id`)
-          const after = (yield* bodyJson(yield* request("/api/users/me"))) as { projects: ReadonlyArray<{ name: string; label: string; sourcePath: string }> }
+          const after = (yield* bodyJson(yield* request("/api/users/me"))) as {
+            projects: ReadonlyArray<{ name: string; label: string; sourcePath: string }>
+          }
           expect(after.projects.map((project) => [project.name, project.label, project.sourcePath])).toEqual([
             ["local-datashare", "local-datashare", "file:///vault/local-datashare"],
             ["stored", "Stored", "file:///data/stored"]
@@ -116,7 +119,10 @@ for (const database of databaseKinds) {
 
       it.effect("DELETE removes one event or all events of a type, answering 204 also when there is nothing", () =>
         Effect.gen(function* () {
-          for (const preflight of [["", "OPTIONS, GET, PUT, DELETE"], ["/event", "OPTIONS, DELETE"]] as const) {
+          for (const preflight of [
+            ["", "OPTIONS, GET, PUT, DELETE"],
+            ["/event", "OPTIONS, DELETE"]
+          ] as const) {
             const response = yield* request(`/api/users/me/history${preflight[0]}`, { method: "OPTIONS" })
             expect(response.headers.get("access-control-allow-methods")).toBe(preflight[1])
           }
@@ -129,13 +135,25 @@ for (const database of databaseKinds) {
           expect((yield* request("/api/users/me/history?type=document", { method: "DELETE" })).status).toBe(204)
           expect((yield* history("type=document")).body).toEqual({ items: [], total: 0 })
           expect((yield* request("/api/users/me/history?type=document", { method: "DELETE" })).status).toBe(204)
-          expect(yield* query((sql) => sql`SELECT h.id FROM user_history_projects p LEFT JOIN user_history h ON h.id = p.history_id WHERE h.type = 'DOCUMENT'`)).toEqual([])
+          expect(
+            yield* query(
+              (sql) =>
+                sql`SELECT h.id FROM user_history_projects p LEFT JOIN user_history h ON h.id = p.history_id WHERE h.type = 'DOCUMENT'`
+            )
+          ).toEqual([])
         })
       )
 
       it.effect("bad requests answer 400: unknown type or sort, bad from/size/id, malformed events, too many project ids", () =>
         Effect.gen(function* () {
-          for (const parameters of ["", "type=folder", "type=search&sort=bogus", "type=search&from=-1", "type=search&size=abc", "type=search&size=1.5"]) {
+          for (const parameters of [
+            "",
+            "type=folder",
+            "type=search&sort=bogus",
+            "type=search&from=-1",
+            "type=search&size=abc",
+            "type=search&size=1.5"
+          ]) {
             const response = yield* history(parameters)
             expect({ parameters, status: response.status }).toEqual({ parameters, status: 400 })
           }
@@ -175,7 +193,11 @@ describe("users and history in SERVER mode", () => {
         const alice = yield* signIn("alice", "pw")
         const bob = yield* signIn("bob", "pw")
         const me = (yield* bodyJson(yield* request("/api/users/me", { headers: alice }))) as Record<string, unknown>
-        expect(me).toMatchObject({ uid: "alice", groups_by_applications: { datashare: ["granted"] }, projects: [expect.objectContaining({ name: "granted" })] })
+        expect(me).toMatchObject({
+          uid: "alice",
+          groups_by_applications: { datashare: ["granted"] },
+          projects: [expect.objectContaining({ name: "granted" })]
+        })
         expect(me).not.toHaveProperty("password")
 
         expect((yield* record({ type: "SEARCH", projectIds: ["granted"], name: "a", uri: "/shared" }, alice)).status).toBe(200)

@@ -81,7 +81,17 @@ describe("--webRoot serves a built front end", () => {
 
     it.effect("a path escaping the folder is refused: .., encoded .., symbolic links, dot files", () =>
       Effect.gen(function* () {
-        for (const attempt of ["/../secret.txt", "/js/../../secret.txt", "/%2e%2e/secret.txt", "/js/%2E%2E%2F%2E%2E%2Fsecret.txt", "/..%2fsecret.txt", "/leak.txt", "/up/secret.txt", "/.env", "/%00index.html"]) {
+        for (const attempt of [
+          "/../secret.txt",
+          "/js/../../secret.txt",
+          "/%2e%2e/secret.txt",
+          "/js/%2E%2E%2F%2E%2E%2Fsecret.txt",
+          "/..%2fsecret.txt",
+          "/leak.txt",
+          "/up/secret.txt",
+          "/.env",
+          "/%00index.html"
+        ]) {
           const answer = yield* rawGet(attempt)
           expect(answer.status, attempt).toBeGreaterThanOrEqual(400)
           expect(answer.status, attempt).toBeLessThan(500)

@@ -26,7 +26,14 @@ const root: IndexedDocument = {
   nerTags: [],
   status: "INDEXED"
 }
-const attachment: IndexedDocument = { ...root, id: "b".repeat(96), content: "Copy to foo@bar.com", contentTextLength: 19, extractionLevel: 1, parentDocument: root.id }
+const attachment: IndexedDocument = {
+  ...root,
+  id: "b".repeat(96),
+  content: "Copy to foo@bar.com",
+  contentTextLength: 19,
+  extractionLevel: 1,
+  parentDocument: root.id
+}
 
 describe("ElasticsearchDocumentIndex named entities (recorded-protocol fake on loopback)", () => {
   it.scoped("lists untagged documents, writes entities as routed children, marks documents, reads and hides entities", () =>
@@ -49,7 +56,13 @@ describe("ElasticsearchDocumentIndex named entities (recorded-protocol fake on l
         expect(yield* index.bulkIndexNamedEntities("corpus", entities)).toBe(0)
         const stored = fake.indices.get("corpus")!.records.get(entities[1]!.id)!
         expect(stored.routing).toBe(root.id)
-        expect(stored.source).toMatchObject({ type: "NamedEntity", join: { name: "NamedEntity", parent: attachment.id }, mention: "foo@bar.com", offsets: [8], isHidden: false })
+        expect(stored.source).toMatchObject({
+          type: "NamedEntity",
+          join: { name: "NamedEntity", parent: attachment.id },
+          mention: "foo@bar.com",
+          offsets: [8],
+          isHidden: false
+        })
 
         yield* index.markNerTagged("corpus", untagged, "EMAIL")
         expect(yield* index.documentsWithoutNerTag("corpus", "EMAIL", "", 10)).toStrictEqual([])
@@ -66,9 +79,13 @@ describe("ElasticsearchDocumentIndex named entities (recorded-protocol fake on l
         expect(yield* index.getNamedEntity("corpus", "0".repeat(96))).toStrictEqual(Option.none())
 
         expect(yield* index.hideNamedEntities("corpus", "foo@bar.com")).toBe(2)
-        expect(Option.map(yield* index.getNamedEntity("corpus", entities[0]!.id, root.id), (entity) => entity.isHidden)).toStrictEqual(Option.some(true))
+        expect(Option.map(yield* index.getNamedEntity("corpus", entities[0]!.id, root.id), (entity) => entity.isHidden)).toStrictEqual(
+          Option.some(true)
+        )
         const hide = fake.requests.find((request) => request.path === "/corpus/_update_by_query")!
-        expect(JSON.parse(hide.body)).toMatchObject({ query: { bool: { filter: [{ term: { type: "NamedEntity" } }, { term: { mentionNorm: "foo@bar.com" } }] } } })
+        expect(JSON.parse(hide.body)).toMatchObject({
+          query: { bool: { filter: [{ term: { type: "NamedEntity" } }, { term: { mentionNorm: "foo@bar.com" } }] } }
+        })
       }).pipe(Effect.provide(elasticsearchLayers(fake.url, { requestTimeout: 1_000, maxRetries: 0 })))
     })
   )

@@ -20,9 +20,23 @@ const documents: ReadonlyArray<IndexedDocument> = Array.from({ length: documentC
   const id = i.toString(16).padStart(96, "0")
   const content = `Report ${i}: John Smith met Maria Garcia of Goldman Sachs in Berlin, then flew to Toronto.`
   return {
-    id, path: `/ner/${i}.txt`, dirname: "/ner", content, contentLength: content.length, contentTextLength: content.length,
-    contentType: "text/plain", contentEncoding: "UTF-8", language: "ENGLISH", metadata: {}, extractionDate: "2026-11-24T01:00:00.000Z",
-    extractionLevel: 0, parentDocument: null, rootDocument: id, tags: [], nerTags: [], status: "INDEXED"
+    id,
+    path: `/ner/${i}.txt`,
+    dirname: "/ner",
+    content,
+    contentLength: content.length,
+    contentTextLength: content.length,
+    contentType: "text/plain",
+    contentEncoding: "UTF-8",
+    language: "ENGLISH",
+    metadata: {},
+    extractionDate: "2026-11-24T01:00:00.000Z",
+    extractionLevel: 0,
+    parentDocument: null,
+    rootDocument: id,
+    tags: [],
+    nerTags: [],
+    status: "INDEXED"
   }
 })
 
@@ -31,7 +45,9 @@ const stored = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const entities = yield* sql<{ documentId: string; count: number }>`
     SELECT document_id AS "documentId", count(*)::int AS count FROM named_entities WHERE project = ${project} GROUP BY document_id`
-  const marked = yield* sql<{ id: string }>`SELECT id FROM documents WHERE project = ${project} AND 'CORENLP' = ANY(ner_tags) AND status = 'DONE'`
+  const marked = yield* sql<{
+    id: string
+  }>`SELECT id FROM documents WHERE project = ${project} AND 'CORENLP' = ANY(ner_tags) AND status = 'DONE'`
   return { entities: new Map(entities.map((row) => [row.documentId, row.count])), marked: new Set(marked.map((row) => row.id)) }
 }).pipe(Effect.orDie)
 
@@ -40,14 +56,18 @@ const expected = entitiesOf(annotate(compromisePipeline, documents[0]!.content),
 /** Every document is either marked with all its entities written, or unmarked with none: never half done. */
 const expectConsistent = Effect.gen(function* () {
   const { entities, marked } = yield* stored
-  for (const document of documents) expect([document.id, entities.get(document.id) ?? 0]).toStrictEqual([document.id, marked.has(document.id) ? expected : 0])
+  for (const document of documents)
+    expect([document.id, entities.get(document.id) ?? 0]).toStrictEqual([document.id, marked.has(document.id) ? expected : 0])
   return marked.size
 })
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`findNames task on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    layer(Layer.merge(Layer.provideMerge(PostgresDocumentIndex, testDatabase(database)), NerPool.Default), { timeout: 180_000, excludeTestServices: true })((it) => {
+    layer(Layer.merge(Layer.provideMerge(PostgresDocumentIndex, testDatabase(database)), NerPool.Default), {
+      timeout: 180_000,
+      excludeTestServices: true
+    })((it) => {
       it.scoped("a stopped findNames leaves each document done or untouched, and the next task finishes the rest", () =>
         Effect.gen(function* () {
           yield* clearTasks
@@ -81,9 +101,14 @@ for (const database of databaseKinds) {
           const task = yield* engine.submit(NerJob, { project: other, pipeline: "CORENLP" }, { userId: "local" })
           const finished = yield* eventually(readTask(task.id), (t) => t.state !== "QUEUED" && t.state !== "RUNNING", "60 seconds")
           expect(finished).toMatchObject({ state: "DONE", result: 2 })
-          const rows = yield* Effect.orDie(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ id: string; nerTags: ReadonlyArray<string>; entities: number }>`
+          const rows = yield* Effect.orDie(
+            Effect.flatMap(
+              SqlClient.SqlClient,
+              (sql) => sql<{ id: string; nerTags: ReadonlyArray<string>; entities: number }>`
             SELECT d.id, d.ner_tags AS "nerTags", (SELECT count(*)::int FROM named_entities n WHERE n.project = d.project AND n.document_id = d.id) AS entities
-            FROM documents d WHERE d.project = ${other} ORDER BY d.id`))
+            FROM documents d WHERE d.project = ${other} ORDER BY d.id`
+            )
+          )
           expect(rows).toStrictEqual([
             { id: english.id, nerTags: ["CORENLP"], entities: expected },
             { id: french.id, nerTags: ["CORENLP"], entities: 0 }

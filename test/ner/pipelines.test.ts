@@ -17,15 +17,39 @@ const sha384 = (text: string) => createHash("sha384").update(text).digest("hex")
  */
 const sample: ReadonlyArray<{ text: string; gold: ReadonlyArray<string> }> = [
   { text: "Barack Obama met Angela Merkel in Berlin on Monday.", gold: ["PERSON Barack Obama", "PERSON Angela Merkel", "LOCATION Berlin"] },
-  { text: "The United Nations said Microsoft Corporation will open an office in Nairobi.", gold: ["ORGANIZATION United Nations", "ORGANIZATION Microsoft Corporation", "LOCATION Nairobi"] },
-  { text: "John Smith moved from Paris, France to Toronto last year.", gold: ["PERSON John Smith", "LOCATION Paris", "LOCATION France", "LOCATION Toronto"] },
-  { text: "Emmanuel Macron spoke with reporters in London before flying to Washington.", gold: ["PERSON Emmanuel Macron", "LOCATION London", "LOCATION Washington"] },
-  { text: "Shares of Apple Inc. fell after Tim Cook announced the results in California.", gold: ["ORGANIZATION Apple Inc", "PERSON Tim Cook", "LOCATION California"] },
-  { text: "Maria Garcia works for the World Health Organization in Geneva.", gold: ["PERSON Maria Garcia", "ORGANIZATION World Health Organization", "LOCATION Geneva"] },
-  { text: "The Federal Bureau of Investigation questioned Michael Brown in Chicago.", gold: ["ORGANIZATION Federal Bureau of Investigation", "PERSON Michael Brown", "LOCATION Chicago"] },
+  {
+    text: "The United Nations said Microsoft Corporation will open an office in Nairobi.",
+    gold: ["ORGANIZATION United Nations", "ORGANIZATION Microsoft Corporation", "LOCATION Nairobi"]
+  },
+  {
+    text: "John Smith moved from Paris, France to Toronto last year.",
+    gold: ["PERSON John Smith", "LOCATION Paris", "LOCATION France", "LOCATION Toronto"]
+  },
+  {
+    text: "Emmanuel Macron spoke with reporters in London before flying to Washington.",
+    gold: ["PERSON Emmanuel Macron", "LOCATION London", "LOCATION Washington"]
+  },
+  {
+    text: "Shares of Apple Inc. fell after Tim Cook announced the results in California.",
+    gold: ["ORGANIZATION Apple Inc", "PERSON Tim Cook", "LOCATION California"]
+  },
+  {
+    text: "Maria Garcia works for the World Health Organization in Geneva.",
+    gold: ["PERSON Maria Garcia", "ORGANIZATION World Health Organization", "LOCATION Geneva"]
+  },
+  {
+    text: "The Federal Bureau of Investigation questioned Michael Brown in Chicago.",
+    gold: ["ORGANIZATION Federal Bureau of Investigation", "PERSON Michael Brown", "LOCATION Chicago"]
+  },
   { text: "Vladimir Putin and Xi Jinping met in Moscow.", gold: ["PERSON Vladimir Putin", "PERSON Xi Jinping", "LOCATION Moscow"] },
-  { text: "Sarah Johnson, a lawyer at Goldman Sachs, lives in New York.", gold: ["PERSON Sarah Johnson", "ORGANIZATION Goldman Sachs", "LOCATION New York"] },
-  { text: "Officials in Madrid and Lisbon contacted the European Commission.", gold: ["LOCATION Madrid", "LOCATION Lisbon", "ORGANIZATION European Commission"] }
+  {
+    text: "Sarah Johnson, a lawyer at Goldman Sachs, lives in New York.",
+    gold: ["PERSON Sarah Johnson", "ORGANIZATION Goldman Sachs", "LOCATION New York"]
+  },
+  {
+    text: "Officials in Madrid and Lisbon contacted the European Commission.",
+    gold: ["LOCATION Madrid", "LOCATION Lisbon", "ORGANIZATION European Commission"]
+  }
 ]
 
 describe("named-entity pipelines", () => {
@@ -45,7 +69,8 @@ describe("named-entity pipelines", () => {
     const text = "Write to foo@bar.com or to Alice@Example.com, again foo@bar.com. Not user@localhost nor a@b.c1.\nx.y+z@mail.example.org."
     const annotations = annotate(emailPipeline, text)
     expect(annotations.map((a) => a.mention)).toStrictEqual(["foo@bar.com", "foo@bar.com", "x.y+z@mail.example.org"])
-    for (const annotation of annotations) expect(text.slice(annotation.offset, annotation.offset + annotation.mention.length)).toBe(annotation.mention)
+    for (const annotation of annotations)
+      expect(text.slice(annotation.offset, annotation.offset + annotation.mention.length)).toBe(annotation.mention)
     const entities = entitiesOf(annotations, { id: "doc", rootDocument: "root", language: "ENGLISH" }, "EMAIL")
     expect(entities).toHaveLength(2)
     expect(entities[0]).toStrictEqual({
@@ -82,7 +107,9 @@ describe("named-entity pipelines", () => {
       ["replies@example.org", [-1]]
     ])
     expect(entities[1]!.id).toBe(sha384("mail|[-1, 3]|EMAIL|bob@example.com"))
-    expect(annotateDocument(emailPipeline, { content, contentType: "text/plain", metadata })).toStrictEqual([{ mention: "bob@example.com", category: "EMAIL", offset: 3 }])
+    expect(annotateDocument(emailPipeline, { content, contentType: "text/plain", metadata })).toStrictEqual([
+      { mention: "bob@example.com", category: "EMAIL", offset: 3 }
+    ])
   })
 
   it("long texts are read in pieces cut at spaces, offsets counted from the start of the whole text", () => {

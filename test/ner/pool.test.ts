@@ -18,7 +18,9 @@ describe("named-entity worker threads", () => {
           metadata: i === 3 ? { tika_metadata_message_from: "alice@example.org" } : {}
         }))
         for (const pipeline of [compromisePipeline, emailPipeline]) {
-          expect(yield* pool.annotateDocuments(pipeline, documents)).toStrictEqual(documents.map((document) => annotateDocument(pipeline, document)))
+          expect(yield* pool.annotateDocuments(pipeline, documents)).toStrictEqual(
+            documents.map((document) => annotateDocument(pipeline, document))
+          )
         }
         expect(yield* pool.annotateDocuments(compromisePipeline, [])).toStrictEqual([])
       })
@@ -33,11 +35,13 @@ describe("named-entity worker threads", () => {
         let ticks = 0
         const timer = setInterval(() => ticks++, 10)
         const started = performance.now()
-        const [annotations] = yield* pool.annotateDocuments(compromisePipeline, [{ content, contentType: "text/plain", metadata: {} }]).pipe(
-          Effect.ensuring(Effect.sync(() => clearInterval(timer)))
-        )
+        const [annotations] = yield* pool
+          .annotateDocuments(compromisePipeline, [{ content, contentType: "text/plain", metadata: {} }])
+          .pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer))))
         const elapsed = performance.now() - started
-        expect(annotations?.filter((annotation) => annotation.mention === "Angela Merkel").length).toBe(Math.floor(content.length / sentence.length))
+        expect(annotations?.filter((annotation) => annotation.mention === "Angela Merkel").length).toBe(
+          Math.floor(content.length / sentence.length)
+        )
         // Timers of 10 ms kept firing through the analysis: at least a third of them on a busy machine.
         expect(ticks).toBeGreaterThan(elapsed / 10 / 3)
       })
@@ -46,9 +50,13 @@ describe("named-entity worker threads", () => {
     it.effect("an unknown pipeline fails with a typed error and the pool goes on", () =>
       Effect.gen(function* () {
         const pool = yield* NerPool
-        const failure = yield* Effect.flip(pool.annotateDocuments({ ...compromisePipeline, name: "NOPE" }, [{ content: sentence, contentType: "text/plain", metadata: {} }]))
+        const failure = yield* Effect.flip(
+          pool.annotateDocuments({ ...compromisePipeline, name: "NOPE" }, [{ content: sentence, contentType: "text/plain", metadata: {} }])
+        )
         expect(failure).toMatchObject({ _tag: "NerWorkerFailed", reason: "unknown pipeline NOPE" })
-        expect(yield* pool.annotateDocuments(compromisePipeline, [{ content: sentence, contentType: "text/plain", metadata: {} }])).toHaveLength(1)
+        expect(
+          yield* pool.annotateDocuments(compromisePipeline, [{ content: sentence, contentType: "text/plain", metadata: {} }])
+        ).toHaveLength(1)
       })
     )
   })

@@ -40,8 +40,20 @@ describe.skipIf(!postgresAvailable)(`quarry review on PostgreSQL${postgresAvaila
         const hits = yield* storedHits(uuid)
         const settings = ["--mode", "SERVER", `--dataSourceUrl=${server.settings.dataSourceUrl}`, "--user", setup.admin.login]
         const created = yield* runQuarry(
-          ["review", "from-batch-search", uuid, "--reviewProject", String(setup.reviewProject), "--choiceGroup", String(setup.group),
-            "--checkers", `${setup.alice.login},${setup.bob.login}`, "--queries", "contract", ...settings],
+          [
+            "review",
+            "from-batch-search",
+            uuid,
+            "--reviewProject",
+            String(setup.reviewProject),
+            "--choiceGroup",
+            String(setup.group),
+            "--checkers",
+            `${setup.alice.login},${setup.bob.login}`,
+            "--queries",
+            "contract",
+            ...settings
+          ],
           home
         )
         expect(created.stderr).toBe("")
@@ -50,16 +62,41 @@ describe.skipIf(!postgresAvailable)(`quarry review on PostgreSQL${postgresAvaila
         const extended = yield* runQuarry(["review", "from-batch-search", uuid, "--task", task!, ...settings], home)
         expect(extended).toMatchObject({ code: 0, stdout: `task ${task} extended: ${hits.length - 2} records added, 2 hits skipped\n` })
         const records = yield* taskRecords(Number(task))
-        expect(records.map((record) => `${record.originalValue} ${record.uid}`).sort()).toEqual(hits.map((hit) => `${hit.query} ${hit.docId}`).sort())
+        expect(records.map((record) => `${record.originalValue} ${record.uid}`).sort()).toEqual(
+          hits.map((hit) => `${hit.query} ${hit.docId}`).sort()
+        )
 
-        yield* runSql((sql) => sql`UPDATE review_task_record_reviews SET status = 'DONE', choice_id = ${setup.correct} WHERE task_record_id = ${records[0]!.id}`)
-        const tagged = yield* runQuarry(["review", "tag-documents", task!, "--tag", "cli-checked", "--confirming", "Correct", ...settings], home)
+        yield* runSql(
+          (sql) =>
+            sql`UPDATE review_task_record_reviews SET status = 'DONE', choice_id = ${setup.correct} WHERE task_record_id = ${records[0]!.id}`
+        )
+        const tagged = yield* runQuarry(
+          ["review", "tag-documents", task!, "--tag", "cli-checked", "--confirming", "Correct", ...settings],
+          home
+        )
         expect(tagged).toMatchObject({ code: 0, stdout: "1 documents of 1 confirmed records tagged cli-checked\n" })
         const tags = yield* runSql((sql) => sql<{ label: string }>`SELECT label FROM document_tags WHERE doc_id = ${records[0]!.uid}`)
         expect(tags.map((tag) => tag.label)).toContain("cli-checked")
 
-        const refused = yield* runQuarry(["review", "from-batch-search", uuid, "--task", task!, "--mode", "SERVER", `--dataSourceUrl=${server.settings.dataSourceUrl}`, "--user", setup.alice.login], home)
-        expect(refused).toMatchObject({ code: 2, stderr: "quarry: only staff may send batch searches to review or tag reviewed documents\n" })
+        const refused = yield* runQuarry(
+          [
+            "review",
+            "from-batch-search",
+            uuid,
+            "--task",
+            task!,
+            "--mode",
+            "SERVER",
+            `--dataSourceUrl=${server.settings.dataSourceUrl}`,
+            "--user",
+            setup.alice.login
+          ],
+          home
+        )
+        expect(refused).toMatchObject({
+          code: 2,
+          stderr: "quarry: only staff may send batch searches to review or tag reviewed documents\n"
+        })
       })
     )
   })

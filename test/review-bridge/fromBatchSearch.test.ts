@@ -19,15 +19,22 @@ import {
 /** Queries over the fixture corpus: the e-mail and its attachment, the UTF-8 text, the JSON record, no match. */
 const queries = ["contract", "offshore", "Harbour", "nothingmatches"]
 
-const pairs = (rows: ReadonlyArray<{ readonly query: string; readonly docId: string }>) => rows.map((row) => `${row.query} ${row.docId}`).sort()
+const pairs = (rows: ReadonlyArray<{ readonly query: string; readonly docId: string }>) =>
+  rows.map((row) => `${row.query} ${row.docId}`).sort()
 
 /** The checker's review of a record, answered with a choice through the review API. */
 const choose = (checker: { readonly id: number; readonly cookie: string; readonly login: string }, record: number, choice: number) =>
   Effect.gen(function* () {
-    const [review] = yield* runSql((sql) => sql<{ id: number }>`
-      SELECT id FROM review_task_record_reviews WHERE task_record_id = ${record} AND checker_id = ${checker.id}`)
+    const [review] = yield* runSql(
+      (sql) => sql<{ id: number }>`
+      SELECT id FROM review_task_record_reviews WHERE task_record_id = ${record} AND checker_id = ${checker.id}`
+    )
     const answer = yield* api(checker, "PUT", `/api/v1/task-record-reviews/${review!.id}/`, {
-      data: { type: "TaskRecordReview", id: String(review!.id), relationships: { choice: { data: { type: "Choice", id: String(choice) } } } }
+      data: {
+        type: "TaskRecordReview",
+        id: String(review!.id),
+        relationships: { choice: { data: { type: "Choice", id: String(choice) } } }
+      }
     })
     expect(answer.status).toBe(200)
   })
@@ -59,30 +66,50 @@ for (const database of databaseKinds) {
           expect(hits.some((hit) => hit.docId !== hit.rootId)).toBe(true)
           expect(new Set(hits.map((hit) => hit.query))).toEqual(new Set(["contract", "offshore", "Harbour"]))
 
-          const first = yield* fromBatchSearch(setup.admin, fromBatchSearchDocument(setup, uuid, { name: "Contracts", queries: ["contract"] }))
+          const first = yield* fromBatchSearch(
+            setup.admin,
+            fromBatchSearchDocument(setup, uuid, { name: "Contracts", queries: ["contract"] })
+          )
           expect(first.status).toBe(201)
           const task = Number(resource(first).id)
           expect(resource(first).attributes).toMatchObject({ name: "Contracts", rounds: 2, automaticRoundAttributions: true })
           expect(first.body.meta).toEqual({ records: 2, skipped: 0 })
           const records = yield* taskRecords(task)
-          expect(pairs(records.map((record) => ({ query: record.originalValue, docId: record.uid })))).toEqual(pairs(hits.filter((hit) => hit.query === "contract")))
+          expect(pairs(records.map((record) => ({ query: record.originalValue, docId: record.uid })))).toEqual(
+            pairs(hits.filter((hit) => hit.query === "contract"))
+          )
           for (const record of records) {
             const hit = hits.find((candidate) => candidate.docId === record.uid)!
             const document = documents.find((candidate) => candidate.id === record.uid)!
             expect(record.predictedValue).toContain("<em>contract</em>")
-            expect(record.metadata).toEqual({ path: document.path, contentType: document.contentType, project, batchSearch: uuid, query: "contract" })
+            expect(record.metadata).toEqual({
+              path: document.path,
+              contentType: document.contentType,
+              project,
+              batchSearch: uuid,
+              query: "contract"
+            })
             expect(record.link).toBe(`/#/d/${project}/${record.uid}/${hit.rootId}`)
           }
           // The usual round attribution: alice round 1, bob round 2, on every record.
-          const reviews = yield* runSql((sql) => sql<{ checkerId: number; round: number }>`
+          const reviews = yield* runSql(
+            (sql) => sql<{ checkerId: number; round: number }>`
             SELECT v.checker_id AS "checkerId", v.round FROM review_task_record_reviews v JOIN review_task_records r ON r.id = v.task_record_id
-            WHERE r.task_id = ${task} ORDER BY r.id, v.round`)
-          expect(reviews.map((review) => [review.checkerId, review.round])).toEqual(records.flatMap(() => [[setup.alice.id, 1], [setup.bob.id, 2]]))
+            WHERE r.task_id = ${task} ORDER BY r.id, v.round`
+          )
+          expect(reviews.map((review) => [review.checkerId, review.round])).toEqual(
+            records.flatMap(() => [
+              [setup.alice.id, 1],
+              [setup.bob.id, 2]
+            ])
+          )
 
           const second = yield* fromBatchSearch(setup.admin, fromBatchSearchDocument(setup, uuid, {}, task))
           expect(second.status).toBe(200)
           expect(second.body.meta).toEqual({ records: hits.length - 2, skipped: 2 })
-          expect(pairs((yield* taskRecords(task)).map((record) => ({ query: record.originalValue, docId: record.uid })))).toEqual(pairs(hits))
+          expect(pairs((yield* taskRecords(task)).map((record) => ({ query: record.originalValue, docId: record.uid })))).toEqual(
+            pairs(hits)
+          )
           const third = yield* fromBatchSearch(setup.admin, fromBatchSearchDocument(setup, uuid, {}, task))
           expect(third.body.meta).toEqual({ records: 0, skipped: hits.length })
           expect((yield* taskRecords(task)).length).toBe(hits.length)
@@ -93,7 +120,11 @@ for (const database of databaseKinds) {
 
           const capped = yield* fromBatchSearch(setup.admin, fromBatchSearchDocument(setup, uuid, { maxHitsPerQuery: 1 }))
           expect(capped.status).toBe(201)
-          expect((yield* taskRecords(Number(resource(capped).id))).map((record) => record.originalValue)).toEqual(["contract", "offshore", "Harbour"])
+          expect((yield* taskRecords(Number(resource(capped).id))).map((record) => record.originalValue)).toEqual([
+            "contract",
+            "offshore",
+            "Harbour"
+          ])
         })
       )
 
@@ -106,7 +137,10 @@ for (const database of databaseKinds) {
           const [reviewed, ...others] = yield* taskRecords(Number(resource(first).id))
           // One finished review is enough to call a document reviewed; a pending one is not.
           yield* choose(setup.alice, reviewed!.id, setup.correct)
-          const again = yield* fromBatchSearch(setup.admin, fromBatchSearchDocument(setup, uuid, { queries: ["Harbour"], skipReviewed: true }))
+          const again = yield* fromBatchSearch(
+            setup.admin,
+            fromBatchSearchDocument(setup, uuid, { queries: ["Harbour"], skipReviewed: true })
+          )
           expect(again.status).toBe(201)
           expect(again.body.meta).toEqual({ records: others.length, skipped: 1 })
           expect((yield* taskRecords(Number(resource(again).id))).map((record) => record.uid)).toEqual(others.map((record) => record.uid))
@@ -126,9 +160,11 @@ for (const database of databaseKinds) {
           yield* indexCorpus
           const setup = yield* reviewSetup("c")
           const uuid = yield* runBatchSearch(setup.admin, queries)
-          const count = runSql((sql) => sql<{ tasks: number; settings: number; records: number; reviews: number }>`
+          const count = runSql(
+            (sql) => sql<{ tasks: number; settings: number; records: number; reviews: number }>`
             SELECT (SELECT count(*)::int FROM review_tasks) AS tasks, (SELECT count(*)::int FROM review_template_settings) AS settings,
-              (SELECT count(*)::int FROM review_task_records) AS records, (SELECT count(*)::int FROM review_task_record_reviews) AS reviews`)
+              (SELECT count(*)::int FROM review_task_records) AS records, (SELECT count(*)::int FROM review_task_record_reviews) AS reviews`
+          )
           const before = yield* count
           // Links longer than review_task_records.link (1000 characters): the records' insert, after the task's, fails.
           yield* runSql((sql) => sql`INSERT INTO review_settings (key, value) VALUES ('documentLinkTemplate', ${`${"x".repeat(950)}{id}`})`)
@@ -163,12 +199,20 @@ for (const database of databaseKinds) {
           expect(tagged.status).toBe(200)
           expect(tagged.body.meta).toEqual({ tag: "checked-name", records: 1, documents: 1 })
           expect(yield* tagFacet(setup.admin.cookie)).toContainEqual({ key: "checked-name", doc_count: 1 })
-          const tags = (yield* bodyJson(yield* request(`/api/${project}/documents/tags/${agreed!.uid}`, { headers: { cookie: setup.admin.cookie } }))) as ReadonlyArray<{ label: string }>
+          const tags = (yield* bodyJson(
+            yield* request(`/api/${project}/documents/tags/${agreed!.uid}`, { headers: { cookie: setup.admin.cookie } })
+          )) as ReadonlyArray<{ label: string }>
           expect(tags.map((tag) => tag.label)).toContain("checked-name")
 
-          const noValues = yield* api(setup.admin, "POST", `/api/v1/tasks/${task}/tag-documents/`, { data: { type: "TagDocuments", attributes: { tag: "x" } } })
+          const noValues = yield* api(setup.admin, "POST", `/api/v1/tasks/${task}/tag-documents/`, {
+            data: { type: "TagDocuments", attributes: { tag: "x" } }
+          })
           expect(noValues.status).toBe(400)
-          expect((yield* api(setup.admin, "POST", "/api/v1/tasks/999999/tag-documents/", { data: { type: "TagDocuments", attributes: { tag: "x", confirmingValues: ["Correct"] } } })).status).toBe(404)
+          expect(
+            (yield* api(setup.admin, "POST", "/api/v1/tasks/999999/tag-documents/", {
+              data: { type: "TagDocuments", attributes: { tag: "x", confirmingValues: ["Correct"] } }
+            })).status
+          ).toBe(404)
         })
       )
 
@@ -208,7 +252,9 @@ describe("batch searches to review tasks in LOCAL mode", () => {
         const form = new FormData()
         form.append("name", "local names")
         form.append("csvFile", new Blob(["offshore\n"], { type: "text/csv" }), "queries.csv")
-        const uuid = yield* Effect.flatMap(request(`/api/batch/search/${project}`, { method: "POST", body: form }), (response) => Effect.promise(() => response.text()))
+        const uuid = yield* Effect.flatMap(request(`/api/batch/search/${project}`, { method: "POST", body: form }), (response) =>
+          Effect.promise(() => response.text())
+        )
         const state = runSql((sql) => sql<{ state: string }>`SELECT state FROM batch_searches WHERE uuid = ${uuid}`)
         yield* eventually(state, (rows) => rows[0]?.state === "SUCCESS", "60 seconds")
         const reviewProject = yield* create(local, "projects", "Project", { name: "Local" })
@@ -226,7 +272,9 @@ describe("batch searches to review tasks in LOCAL mode", () => {
         })
         expect(created.status).toBe(201)
         expect(resource(created).attributes).toMatchObject({ name: "local names", rounds: 1 })
-        expect((yield* taskRecords(Number(resource(created).id))).map((record) => record.originalValue)).toEqual((yield* storedHits(uuid)).map(() => "offshore"))
+        expect((yield* taskRecords(Number(resource(created).id))).map((record) => record.originalValue)).toEqual(
+          (yield* storedHits(uuid)).map(() => "offshore")
+        )
       })
     )
   })

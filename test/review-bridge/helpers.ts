@@ -20,7 +20,10 @@ export const indexCorpus = Effect.gen(function* () {
   yield* Effect.promise(() => fs.mkdir(dir, { recursive: true }))
   const written = yield* Effect.promise(() => generateCorpus(dir))
   expect(Object.keys(written)).toEqual(Object.keys(corpusFiles))
-  return yield* indexFiles(project, searched.map((key) => written[key]))
+  return yield* indexFiles(
+    project,
+    searched.map((key) => written[key])
+  )
 })
 
 /** A user of SERVER mode with the given projects, signed in once (its session cookie serves both APIs). */
@@ -43,21 +46,36 @@ export const runBatchSearch = (owner: Caller, queries: ReadonlyArray<string>) =>
     expect(created.status).toBe(200)
     const uuid = yield* bodyText(created)
     const read = Effect.flatMap(request(`/api/batch/search/${uuid}`, { headers: { cookie: owner.cookie } }), bodyJson)
-    const finished = (yield* eventually(read, (body) => ["SUCCESS", "FAILURE"].includes((body as { state: string }).state), "60 seconds")) as { state: string }
+    const finished = (yield* eventually(
+      read,
+      (body) => ["SUCCESS", "FAILURE"].includes((body as { state: string }).state),
+      "60 seconds"
+    )) as { state: string }
     expect(finished.state).toBe("SUCCESS")
     return uuid
   })
 
 /** The stored hits of a batch search: query, document id and root, in query then rank order. */
 export const storedHits = (uuid: string) =>
-  runSql((sql) => sql<{ query: string; docId: string; rootId: string }>`
-    SELECT query, doc_id AS "docId", root_id AS "rootId" FROM batch_search_results WHERE search_uuid = ${uuid} ORDER BY query_number, doc_nb`)
+  runSql(
+    (sql) => sql<{ query: string; docId: string; rootId: string }>`
+    SELECT query, doc_id AS "docId", root_id AS "rootId" FROM batch_search_results WHERE search_uuid = ${uuid} ORDER BY query_number, doc_nb`
+  )
 
 /** The records of a task as (query, document) pairs with their columns. */
 export const taskRecords = (task: number) =>
-  runSql((sql) => sql<{ id: number; uid: string; originalValue: string; predictedValue: string | null; metadata: Record<string, unknown>; link: string | null }>`
+  runSql(
+    (sql) => sql<{
+      id: number
+      uid: string
+      originalValue: string
+      predictedValue: string | null
+      metadata: Record<string, unknown>
+      link: string | null
+    }>`
     SELECT id, uid, original_value AS "originalValue", predicted_value AS "predictedValue", metadata, link
-    FROM review_task_records WHERE task_id = ${task} ORDER BY id`)
+    FROM review_task_records WHERE task_id = ${task} ORDER BY id`
+  )
 
 export interface ReviewSetup {
   readonly admin: Caller
@@ -83,7 +101,12 @@ export const reviewSetup = (suffix: string) =>
   })
 
 /** The from-batch-search request document: a new task (no `task`) or more hits for an existing one. */
-export const fromBatchSearchDocument = (setup: ReviewSetup, uuid: string, attributes: Readonly<Record<string, unknown>> = {}, task?: number) => ({
+export const fromBatchSearchDocument = (
+  setup: ReviewSetup,
+  uuid: string,
+  attributes: Readonly<Record<string, unknown>> = {},
+  task?: number
+) => ({
   data: {
     type: "Task",
     ...(task === undefined ? {} : { id: String(task) }),
@@ -93,7 +116,12 @@ export const fromBatchSearchDocument = (setup: ReviewSetup, uuid: string, attrib
         ? {
             project: { data: { type: "Project", id: String(setup.reviewProject) } },
             choiceGroup: { data: { type: "ChoiceGroup", id: String(setup.group) } },
-            checkers: { data: [{ type: "User", id: String(setup.alice.id) }, { type: "User", id: String(setup.bob.id) }] }
+            checkers: {
+              data: [
+                { type: "User", id: String(setup.alice.id) },
+                { type: "User", id: String(setup.bob.id) }
+              ]
+            }
           }
         : {}
   }

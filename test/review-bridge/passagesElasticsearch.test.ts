@@ -13,7 +13,9 @@ const documentNumber = (number: number) =>
   textDocument(String(number).padStart(96, "0"), `/data/${number}.txt`, `Offshore company ${number} signed the contract.`)
 
 /** Runs `use` with 600 documents indexed in the fake cluster and only the passage requests recorded. */
-const withCluster = <A, E>(use: (fake: Effect.Effect.Success<typeof fakeElasticsearch>, ids: ReadonlyArray<string>) => Effect.Effect<A, E, SearchBackend>) =>
+const withCluster = <A, E>(
+  use: (fake: Effect.Effect.Success<typeof fakeElasticsearch>, ids: ReadonlyArray<string>) => Effect.Effect<A, E, SearchBackend>
+) =>
   Effect.gen(function* () {
     const fake = yield* fakeElasticsearch
     const documents = Array.from({ length: 600 }, (_, index) => documentNumber(index + 1))
@@ -22,12 +24,19 @@ const withCluster = <A, E>(use: (fake: Effect.Effect.Success<typeof fakeElastics
       yield* index.createIndex(project)
       yield* index.bulkIndex(project, documents)
       fake.requests.length = 0
-      return yield* use(fake, documents.map((document) => document.id))
+      return yield* use(
+        fake,
+        documents.map((document) => document.id)
+      )
     }).pipe(Effect.provide(elasticsearchLayers(fake.url, { requestTimeout: 2_000, maxRetries: 0 })))
   })
 
 const sentBody = (body: string) =>
-  JSON.parse(body) as { query: { bool: { must: [{ ids: { values: Array<string> } }, { query_string: { query: string } }] } }; highlight: unknown; size: number }
+  JSON.parse(body) as {
+    query: { bool: { must: [{ ids: { values: Array<string> } }, { query_string: { query: string } }] } }
+    highlight: unknown
+    size: number
+  }
 
 describe("batch-search passages on Elasticsearch (recorded-protocol fake on loopback)", () => {
   it.scoped("asks the cluster for one highlighted passage per document, 500 ids a request, and reads the fragments it answers", () =>
@@ -37,7 +46,10 @@ describe("batch-search passages on Elasticsearch (recorded-protocol fake on loop
         expect(passages.size).toBe(600)
         expect(passages.get(ids[41]!)).toBe("<em>Offshore</em> company 42 signed the contract.")
 
-        expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual([`POST /${project}/_search`, `POST /${project}/_search`])
+        expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+          `POST /${project}/_search`,
+          `POST /${project}/_search`
+        ])
         const bodies = fake.requests.map((request) => sentBody(request.body))
         expect(bodies.map((body) => body.query.bool.must[0].ids.values.length)).toEqual([500, 100])
         expect(bodies.flatMap((body) => body.query.bool.must[0].ids.values)).toEqual(ids)

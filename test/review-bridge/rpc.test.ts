@@ -38,17 +38,28 @@ describe("review bridge RPCs", () => {
         expect(again).toEqual({ task: result.task, createdTask: false, records: 0, skipped: hits.length })
 
         const [first] = yield* taskRecords(result.task)
-        yield* runSql((sql) => sql`UPDATE review_task_record_reviews SET status = 'DONE', choice_id = ${setup.correct} WHERE task_record_id = ${first!.id}`)
-        expect(yield* client.tagReviewedDocuments({ task: result.task, tag: "rpc-checked", confirmingValues: ["Correct"] })).toEqual({ records: 1, documents: 1 })
+        yield* runSql(
+          (sql) =>
+            sql`UPDATE review_task_record_reviews SET status = 'DONE', choice_id = ${setup.correct} WHERE task_record_id = ${first!.id}`
+        )
+        expect(yield* client.tagReviewedDocuments({ task: result.task, tag: "rpc-checked", confirmingValues: ["Correct"] })).toEqual({
+          records: 1,
+          documents: 1
+        })
 
         yield* signInWith("rpc-outsider", { admin: true, projects: ["elsewhere"] })
         const outsider = yield* bridgeClient("rpc-outsider")
         expect(yield* Effect.flip(outsider.taskFromBatchSearch(request))).toMatchObject({ _tag: "ReviewBridgeForbidden" })
         const checker = yield* bridgeClient(setup.alice.login)
-        expect(yield* Effect.flip(checker.tagReviewedDocuments({ task: result.task, tag: "x", confirmingValues: ["Correct"] }))).toMatchObject({
+        expect(
+          yield* Effect.flip(checker.tagReviewedDocuments({ task: result.task, tag: "x", confirmingValues: ["Correct"] }))
+        ).toMatchObject({
           _tag: "ReviewBridgeForbidden"
         })
-        expect(yield* Effect.flip(client.taskFromBatchSearch({ ...request, queries: ["unknown"] }))).toMatchObject({ _tag: "ReviewBridgeInvalid", field: "queries" })
+        expect(yield* Effect.flip(client.taskFromBatchSearch({ ...request, queries: ["unknown"] }))).toMatchObject({
+          _tag: "ReviewBridgeInvalid",
+          field: "queries"
+        })
       })
     )
   })

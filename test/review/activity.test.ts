@@ -6,10 +6,11 @@ import { putRecord, putReview, reviewedFixture } from "./workflow.ts"
 
 type Listed = ReadonlyArray<{ id: string; attributes?: Record<string, unknown>; relationships?: Record<string, { data: unknown }> }>
 
-const list = (caller: Caller, path: string) => Effect.map(api(caller, "GET", path), (answer) => {
-  expect(answer.status, path).toBe(200)
-  return items(answer) as Listed
-})
+const list = (caller: Caller, path: string) =>
+  Effect.map(api(caller, "GET", path), (answer) => {
+    expect(answer.status, path).toBe(200)
+    return items(answer) as Listed
+  })
 
 const today = new Date().toISOString().slice(0, 10)
 
@@ -25,7 +26,18 @@ describe("review API activity and notifications", () => {
         const answer = yield* api(fixture.bob, "GET", `/api/v1/actions/?filter[user_stream]=${fixture.alice.id}`)
         const actions = items(answer) as Listed
         // Newest first; each first count of a verb in a day follows its action as a created-aggregate.
-        expect(actions.map((action) => action.attributes?.verb)).toEqual(["bookmarked", "locked", "created-aggregate", "cancelled", "created-aggregate", "commented", "created-aggregate", "selected", "created-aggregate", "reviewed"])
+        expect(actions.map((action) => action.attributes?.verb)).toEqual([
+          "bookmarked",
+          "locked",
+          "created-aggregate",
+          "cancelled",
+          "created-aggregate",
+          "commented",
+          "created-aggregate",
+          "selected",
+          "created-aggregate",
+          "reviewed"
+        ])
         const reviewed = actions.find((action) => action.attributes?.verb === "reviewed")!
         expect(reviewed.attributes).toMatchObject({ data: { task_id: fixture.task }, public: true, timestamp: expect.stringMatching(/Z$/) })
         expect(reviewed.relationships).toEqual({
@@ -33,7 +45,10 @@ describe("review API activity and notifications", () => {
           actionObject: { data: { type: "Choice", id: String(fixture.choices[0]) } },
           target: { data: { type: "TaskRecordReview", id: String(aliceOnA) } }
         })
-        expect(actions.find((action) => action.attributes?.verb === "selected")!.attributes?.data).toEqual({ alternative_value: "Paris", task_id: fixture.task })
+        expect(actions.find((action) => action.attributes?.verb === "selected")!.attributes?.data).toEqual({
+          alternative_value: "Paris",
+          task_id: fixture.task
+        })
         const included = answer.body.included as ReadonlyArray<{ type: string; id: string }>
         expect(included.some((item) => item.type === "TaskRecordReview" && item.id === String(aliceOnA))).toBe(true)
         expect(included.some((item) => item.type === "ActionAggregate")).toBe(true)
@@ -41,7 +56,14 @@ describe("review API activity and notifications", () => {
         expect(verbs.map((action) => action.attributes?.verb)).toEqual(["bookmarked", "locked"])
         expect((yield* api(fixture.alice, "GET", "/api/v1/actions/?filter[user_stream]=999999")).status).toBe(400)
         const aboutRecord = yield* list(fixture.bob, `/api/v1/task-records/${a}/relationships/actions/?page[size]=50`)
-        expect(aboutRecord.map((action) => action.attributes?.verb)).toEqual(["bookmarked", "locked", "cancelled", "commented", "selected", "reviewed"])
+        expect(aboutRecord.map((action) => action.attributes?.verb)).toEqual([
+          "bookmarked",
+          "locked",
+          "cancelled",
+          "commented",
+          "selected",
+          "reviewed"
+        ])
         expect(yield* list(fixture.bob, `/api/v1/task-records/${fixture.records[2]!}/actions/`)).toEqual([])
         // A record's actions are for its task's checkers, as the record is (issue 22): Carol checks another task.
         expect((yield* api(fixture.carol, "GET", `/api/v1/task-records/${a}/actions/`)).status).toBe(404)
@@ -56,11 +78,14 @@ describe("review API activity and notifications", () => {
         yield* putReview(fixture.alice, aliceOnA, {}, fixture.choices[0])
         yield* putReview(fixture.alice, aliceOnB, {}, fixture.choices[1])
         yield* putReview(fixture.bob, bobOnA, { note: "ok" }, fixture.choices[1])
-        const counts = (rows: Listed) => rows.map((row) => [row.attributes?.verb, row.attributes?.count, (row.relationships?.user?.data as { id: string }).id]).sort()
+        const counts = (rows: Listed) =>
+          rows.map((row) => [row.attributes?.verb, row.attributes?.count, (row.relationships?.user?.data as { id: string }).id]).sort()
         const alice = String(fixture.alice.id)
         const bob = String(fixture.bob.id)
         expect(counts(yield* list(fixture.alice, `/api/v1/action-aggregates/?user=${fixture.alice.id}`))).toEqual([["reviewed", 2, alice]])
-        expect(counts(yield* list(fixture.alice, `/api/v1/action-aggregates/?filter[user]=${fixture.bob.id}&date_after=${today}&unknown=1`))).toEqual([
+        expect(
+          counts(yield* list(fixture.alice, `/api/v1/action-aggregates/?filter[user]=${fixture.bob.id}&date_after=${today}&unknown=1`))
+        ).toEqual([
           ["commented", 1, bob],
           ["reviewed", 1, bob]
         ])
@@ -71,7 +96,10 @@ describe("review API activity and notifications", () => {
         expect(yield* list(fixture.carol, "/api/v1/action-aggregates/")).toEqual([])
         expect((yield* api(fixture.alice, "GET", "/api/v1/action-aggregates/?date_after=yesterday")).status).toBe(400)
         expect((yield* api(fixture.alice, "GET", `/api/v1/action-aggregates/${all[0]!.id}/`)).status).toBe(200)
-        const created = yield* list(fixture.alice, `/api/v1/actions/?filter[verb]=created-aggregate&filter[user_stream]=${fixture.alice.id}`)
+        const created = yield* list(
+          fixture.alice,
+          `/api/v1/actions/?filter[verb]=created-aggregate&filter[user_stream]=${fixture.alice.id}`
+        )
         expect(created).toHaveLength(1)
       })
     )
@@ -80,17 +108,29 @@ describe("review API activity and notifications", () => {
       Effect.gen(function* () {
         const { fixture } = yield* reviewedFixture("ac4")
         const patchTask = (status: string) =>
-          api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, { data: { type: "Task", id: String(fixture.task), attributes: { status } } })
+          api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, {
+            data: { type: "Task", id: String(fixture.task), attributes: { status } }
+          })
         yield* patchTask("CLOSED")
         yield* patchTask("CLOSED")
         yield* patchTask("OPEN")
         const taskActions = yield* list(fixture.alice, "/api/v1/actions/?filter[verb__in]=closed,open")
-        expect(taskActions.map((action) => [action.attributes?.verb, action.relationships?.target?.data, action.relationships?.actor?.data])).toEqual([
+        expect(
+          taskActions.map((action) => [action.attributes?.verb, action.relationships?.target?.data, action.relationships?.actor?.data])
+        ).toEqual([
           ["open", { type: "Task", id: String(fixture.task) }, { type: "User", id: String(fixture.admin.id) }],
           ["closed", { type: "Task", id: String(fixture.task) }, { type: "User", id: String(fixture.admin.id) }]
         ])
-        const tip = yield* create(fixture.admin, "tips", "Tip", { name: "Hint", description: `@project see this` }, { task: ["Task", fixture.task] })
-        yield* api(fixture.admin, "PATCH", `/api/v1/tips/${tip}/`, { data: { type: "Tip", id: String(tip), attributes: { description: "@project again" } } })
+        const tip = yield* create(
+          fixture.admin,
+          "tips",
+          "Tip",
+          { name: "Hint", description: `@project see this` },
+          { task: ["Task", fixture.task] }
+        )
+        yield* api(fixture.admin, "PATCH", `/api/v1/tips/${tip}/`, {
+          data: { type: "Tip", id: String(tip), attributes: { description: "@project again" } }
+        })
         const tipActions = yield* list(fixture.alice, `/api/v1/actions/?filter[verb__in]=created,updated`)
         expect(tipActions.map((action) => action.attributes?.verb)).toEqual(["updated", "created"])
         // Every checker of the tip's project (alice and bob), once for the tip; carol checks another project.
@@ -121,7 +161,9 @@ describe("review API activity and notifications", () => {
         expect(yield* list(fixture.carol, "/api/v1/user-notifications/")).toEqual([])
         const [newest] = yield* list(bob, "/api/v1/user-notifications/?page[size]=1")
         const put = (caller: Caller, read: unknown) =>
-          api(caller, "PUT", `/api/v1/user-notifications/${newest!.id}/`, { data: { type: "UserNotification", id: newest!.id, attributes: { read, readAt: "2000-01-01T00:00:00Z" } } })
+          api(caller, "PUT", `/api/v1/user-notifications/${newest!.id}/`, {
+            data: { type: "UserNotification", id: newest!.id, attributes: { read, readAt: "2000-01-01T00:00:00Z" } }
+          })
         expect((yield* put(alice, true)).status).toBe(404)
         const read = resource(yield* put(bob, true)).attributes
         expect(read).toMatchObject({ read: true, readAt: expect.stringMatching(/Z$/) })
@@ -130,11 +172,23 @@ describe("review API activity and notifications", () => {
         expect((yield* api(bob, "PATCH", `/api/v1/user-notifications/${newest!.id}/`, {})).status).toBe(405)
         const all = yield* list(bob, "/api/v1/user-notifications/")
         const bulk = yield* api(bob, "POST", "/api/v1/operations/", {
-          data: { type: "Operation", attributes: { operations: all.map((row) => ({ id: row.id, method: "update", payload: "read" })), payloads: [{ id: "read", value: { data: { type: "UserNotification", attributes: { read: true } } } }] } }
+          data: {
+            type: "Operation",
+            attributes: {
+              operations: all.map((row) => ({ id: row.id, method: "update", payload: "read" })),
+              payloads: [{ id: "read", value: { data: { type: "UserNotification", attributes: { read: true } } } }]
+            }
+          }
         })
         expect(bulk.status).toBe(200)
         const foreign = yield* api(alice, "POST", "/api/v1/operations/", {
-          data: { type: "Operation", attributes: { operations: [{ id: all[0]!.id, method: "update", payload: 1 }], payloads: [{ id: 1, value: { data: { type: "UserNotification", attributes: { read: false } } } }] } }
+          data: {
+            type: "Operation",
+            attributes: {
+              operations: [{ id: all[0]!.id, method: "update", payload: 1 }],
+              payloads: [{ id: 1, value: { data: { type: "UserNotification", attributes: { read: false } } } }]
+            }
+          }
         })
         expect(foreign.status).toBe(403)
         expect((yield* list(bob, "/api/v1/user-notifications/")).map((row) => row.attributes?.read)).toEqual([true, true, true])

@@ -7,8 +7,10 @@ import { putRecord, putReview, reviewedFixture } from "./workflow.ts"
 
 const recordFlags = (id: number) =>
   Effect.map(
-    runSql((sql) => sql<{ status: string; rounds: number; hasNotes: boolean; hasDisagreements: boolean }>`
-      SELECT status, rounds, has_notes AS "hasNotes", has_disagreements AS "hasDisagreements" FROM review_task_records WHERE id = ${id}`),
+    runSql(
+      (sql) => sql<{ status: string; rounds: number; hasNotes: boolean; hasDisagreements: boolean }>`
+      SELECT status, rounds, has_notes AS "hasNotes", has_disagreements AS "hasDisagreements" FROM review_task_records WHERE id = ${id}`
+    ),
     (rows) => rows[0]
   )
 
@@ -21,7 +23,9 @@ for (const database of databaseKinds) {
           const { fixture, aliceOnA, bobOnA } = yield* reviewedFixture("ck1")
           const [correct, incorrect] = fixture.choices
           const a = fixture.records[0]!
-          yield* api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, { data: { type: "Task", id: String(fixture.task), attributes: { rounds: 2 } } })
+          yield* api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, {
+            data: { type: "Task", id: String(fixture.task), attributes: { rounds: 2 } }
+          })
           const picked = yield* putReview(fixture.alice, aliceOnA, { alternativeValue: null, status: "PENDING" }, correct)
           expect(picked.status).toBe(200)
           expect(resource(picked).attributes).toMatchObject({ status: "DONE", choiceId: correct, alternativeValue: null })
@@ -54,27 +58,59 @@ for (const database of databaseKinds) {
           expect(firstError(others).detail).toBe("You do not have permission to update this resource.")
           expect((yield* putReview(fixture.admin, bobOnA, { note: "staff" })).status).toBe(403)
           expect((yield* putReview(fixture.carol, bobOnA, { note: "outsider" })).status).toBe(404)
-          expect((yield* api(fixture.alice, "PATCH", `/api/v1/task-record-reviews/${aliceOnA}/`, { data: { type: "TaskRecordReview", id: String(aliceOnA) } })).status).toBe(405)
+          expect(
+            (yield* api(fixture.alice, "PATCH", `/api/v1/task-record-reviews/${aliceOnA}/`, {
+              data: { type: "TaskRecordReview", id: String(aliceOnA) }
+            })).status
+          ).toBe(405)
           const foreignGroup = yield* create(fixture.admin, "choice-groups", "ChoiceGroup", { name: "Other" })
-          const foreign = yield* create(fixture.admin, "choices", "Choice", { name: "Elsewhere" }, { choiceGroup: ["ChoiceGroup", foreignGroup] })
+          const foreign = yield* create(
+            fixture.admin,
+            "choices",
+            "Choice",
+            { name: "Elsewhere" },
+            { choiceGroup: ["ChoiceGroup", foreignGroup] }
+          )
           const wrongChoice = yield* putReview(fixture.alice, aliceOnA, {}, foreign)
           expect(wrongChoice.status).toBe(400)
-          expect(firstError(wrongChoice)).toMatchObject({ detail: `Invalid pk "${foreign}" - object does not exist.`, source: { pointer: "/data/relationships/choice" } })
+          expect(firstError(wrongChoice)).toMatchObject({
+            detail: `Invalid pk "${foreign}" - object does not exist.`,
+            source: { pointer: "/data/relationships/choice" }
+          })
           const longNote = yield* putReview(fixture.alice, aliceOnA, { note: "x".repeat(101) })
-          expect(firstError(longNote)).toMatchObject({ status: "400", detail: "Ensure this field has no more than 100 characters.", source: { pointer: "/data/attributes/note" } })
-          const wrongType = yield* api(fixture.alice, "PUT", `/api/v1/task-record-reviews/${aliceOnA}/`, { data: { type: "TaskRecord", id: String(aliceOnA) } })
+          expect(firstError(longNote)).toMatchObject({
+            status: "400",
+            detail: "Ensure this field has no more than 100 characters.",
+            source: { pointer: "/data/attributes/note" }
+          })
+          const wrongType = yield* api(fixture.alice, "PUT", `/api/v1/task-record-reviews/${aliceOnA}/`, {
+            data: { type: "TaskRecord", id: String(aliceOnA) }
+          })
           expect(wrongType.status).toBe(409)
-          expect((yield* runSql((sql) => sql`SELECT 1 FROM review_task_record_reviews WHERE id = ${aliceOnA} AND status = 'PENDING' AND note IS NULL`)).length).toBe(1)
+          expect(
+            (yield* runSql(
+              (sql) => sql`SELECT 1 FROM review_task_record_reviews WHERE id = ${aliceOnA} AND status = 'PENDING' AND note IS NULL`
+            )).length
+          ).toBe(1)
         })
       )
 
       it.effect("a choice that requires an alternative value is refused without one", () =>
         Effect.gen(function* () {
           const { fixture, aliceOnA } = yield* reviewedFixture("ck3")
-          const other = yield* create(fixture.admin, "choices", "Choice", { name: "Other", requireAlternativeValue: true }, { choiceGroup: ["ChoiceGroup", fixture.group] })
+          const other = yield* create(
+            fixture.admin,
+            "choices",
+            "Choice",
+            { name: "Other", requireAlternativeValue: true },
+            { choiceGroup: ["ChoiceGroup", fixture.group] }
+          )
           const missing = yield* putReview(fixture.alice, aliceOnA, { alternativeValue: "  " }, other)
           expect(missing.status).toBe(400)
-          expect(firstError(missing)).toMatchObject({ detail: "This choice requires an alternative value.", source: { pointer: "/data/attributes/alternativeValue" } })
+          expect(firstError(missing)).toMatchObject({
+            detail: "This choice requires an alternative value.",
+            source: { pointer: "/data/attributes/alternativeValue" }
+          })
           const given = yield* putReview(fixture.alice, aliceOnA, { alternativeValue: "Paris" }, other)
           expect(resource(given).attributes).toMatchObject({ status: "DONE", alternativeValue: "Paris" })
           expect((yield* putReview(fixture.alice, aliceOnA, { alternativeValue: null })).status).toBe(400)
@@ -108,7 +144,9 @@ for (const database of databaseKinds) {
           expect(firstError(locked).detail).toBe("This resource was locked by a user.")
           expect((yield* putReview(fixture.alice, aliceOnA, {}, null)).status).toBe(403)
           expect((yield* putReview(fixture.alice, aliceOnA, { note: "still", alternativeValue: "x" })).status).toBe(200)
-          yield* api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, { data: { type: "Task", id: String(fixture.task), attributes: { status: "CLOSED" } } })
+          yield* api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, {
+            data: { type: "Task", id: String(fixture.task), attributes: { status: "CLOSED" } }
+          })
           const closed = yield* putReview(fixture.alice, aliceOnB, {}, fixture.choices[0])
           expect(closed.status).toBe(403)
           expect(firstError(closed).detail).toBe("This resource's task was locked by a user.")
@@ -126,7 +164,10 @@ for (const database of databaseKinds) {
           expect(resource(locked).relationships.lockedBy?.data).toEqual({ type: "User", id: String(fixture.alice.id) })
           const again = yield* putRecord(fixture.bob, a!, { locked: true })
           expect(again.status).toBe(400)
-          expect(firstError(again)).toMatchObject({ detail: "Cannot lock this task record", source: { pointer: "/data/attributes/locked" } })
+          expect(firstError(again)).toMatchObject({
+            detail: "Cannot lock this task record",
+            source: { pointer: "/data/attributes/locked" }
+          })
           expect(firstError(yield* putRecord(fixture.bob, a!, { locked: false })).detail).toBe("Cannot unlock this task record")
           expect(resource(yield* putRecord(fixture.alice, a!, { locked: false }, "PATCH")).attributes.locked).toBe(false)
           expect(firstError(yield* putRecord(fixture.alice, a!, { locked: false })).detail).toBe("Cannot unlock this task record")
@@ -142,9 +183,14 @@ for (const database of databaseKinds) {
           const edited = yield* putRecord(fixture.admin, a!, { uid: "a2", priority: 3 }, "PATCH")
           expect(resource(edited).attributes.uid).toBe("a2")
           expect((yield* putRecord(fixture.admin, a!, { locked: true })).status).toBe(403)
-          yield* api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, { data: { type: "Task", id: String(fixture.task), attributes: { status: "LOCKED" } } })
+          yield* api(fixture.admin, "PATCH", `/api/v1/tasks/${fixture.task}/`, {
+            data: { type: "Task", id: String(fixture.task), attributes: { status: "LOCKED" } }
+          })
           const closed = yield* putRecord(fixture.alice, a!, { locked: true })
-          expect(firstError(closed)).toMatchObject({ status: "403", detail: "You do not have permission to update a resource from a locked or closed task" })
+          expect(firstError(closed)).toMatchObject({
+            status: "403",
+            detail: "You do not have permission to update a resource from a locked or closed task"
+          })
         })
       )
 
@@ -156,9 +202,18 @@ for (const database of databaseKinds) {
           const page = yield* api(fixture.bob, "GET", `/api/v1/task-record-reviews/?filter[task_record__task]=${fixture.task}&page[size]=1`)
           expect(page.body.meta).toEqual({
             pagination: { page: 1, pages: 3, count: 3 },
-            countBy: [{ taskId: fixture.task, count: 3 }, { choiceId: null, count: 1 }, { choiceId: fixture.choices[0], count: 1 }, { choiceId: fixture.choices[1], count: 1 }]
+            countBy: [
+              { taskId: fixture.task, count: 3 },
+              { choiceId: null, count: 1 },
+              { choiceId: fixture.choices[0], count: 1 },
+              { choiceId: fixture.choices[1], count: 1 }
+            ]
           })
-          const disagreeing = yield* api(fixture.bob, "GET", `/api/v1/task-record-reviews/?filter[choice__isnull]=false&filter[task_record__reviews__checker__in]=${fixture.alice.id},${fixture.bob.id}`)
+          const disagreeing = yield* api(
+            fixture.bob,
+            "GET",
+            `/api/v1/task-record-reviews/?filter[choice__isnull]=false&filter[task_record__reviews__checker__in]=${fixture.alice.id},${fixture.bob.id}`
+          )
           expect((disagreeing.body.meta as { countBy: unknown }).countBy).toEqual([
             { taskId: fixture.task, count: 2 },
             { choiceId: fixture.choices[0], count: 1 },
@@ -172,10 +227,15 @@ for (const database of databaseKinds) {
           const { fixture } = yield* reviewedFixture("ck7")
           const a = fixture.records[0]!
           for (let attempt = 0; attempt < 5; attempt++) {
-            const answers = yield* Effect.all([putRecord(fixture.alice, a, { locked: true }), putRecord(fixture.bob, a, { locked: true })], { concurrency: "unbounded" })
+            const answers = yield* Effect.all(
+              [putRecord(fixture.alice, a, { locked: true }), putRecord(fixture.bob, a, { locked: true })],
+              { concurrency: "unbounded" }
+            )
             expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400])
             const winner = answers[0]!.status === 200 ? fixture.alice : fixture.bob
-            const [row] = yield* runSql((sql) => sql<{ lockedById: number }>`SELECT locked_by_id AS "lockedById" FROM review_task_records WHERE id = ${a}`)
+            const [row] = yield* runSql(
+              (sql) => sql<{ lockedById: number }>`SELECT locked_by_id AS "lockedById" FROM review_task_records WHERE id = ${a}`
+            )
             expect(row!.lockedById).toBe(winner.id)
             expect((yield* putRecord(winner, a, { locked: false })).status).toBe(200)
           }

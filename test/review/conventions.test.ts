@@ -15,7 +15,14 @@ for (const database of databaseKinds) {
           expect(anonymous.status).toBe(403)
           expect(anonymous.contentType).toBe(jsonApi)
           expect(anonymous.body).toEqual({
-            errors: [{ detail: "Authentication credentials were not provided.", status: "403", source: { pointer: "/data" }, code: "not_authenticated" }]
+            errors: [
+              {
+                detail: "Authentication credentials were not provided.",
+                status: "403",
+                source: { pointer: "/data" },
+                code: "not_authenticated"
+              }
+            ]
           })
           const wrong = yield* request("/api/v1/users/me/", { headers: { authorization: basic("nobody", "nothing") } })
           expect(wrong.status).toBe(403)
@@ -26,23 +33,25 @@ for (const database of databaseKinds) {
         })
       )
 
-      it.effect("serves resources with string ids, camelCase attributes, PascalCase types and self links, with or without the trailing slash", () =>
-        Effect.gen(function* () {
-          const fixture = yield* seed("conv1")
-          const withSlash = yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.task}/`)
-          const withoutSlash = yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.task}`)
-          expect(withSlash.status).toBe(200)
-          expect(withSlash.contentType).toBe(jsonApi)
-          expect(withoutSlash.body).toEqual(withSlash.body)
-          const task = resource(withSlash)
-          expect(task.type).toBe("Task")
-          expect(task.id).toBe(String(fixture.task))
-          expect(task.links?.self).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/tasks/${fixture.task}/$`))
-          expect(task.attributes).toMatchObject({ name: "Addresses conv1", taskRecordsCount: 3, templateType: "TEXT" })
-          // Default includes of a task: its project and template setting, ordered by type then id.
-          const included = withSlash.body.included as ReadonlyArray<{ type: string; id: string }>
-          expect(included.map((item) => item.type)).toEqual(["Project", "TaskTemplateSettingForText"])
-        })
+      it.effect(
+        "serves resources with string ids, camelCase attributes, PascalCase types and self links, with or without the trailing slash",
+        () =>
+          Effect.gen(function* () {
+            const fixture = yield* seed("conv1")
+            const withSlash = yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.task}/`)
+            const withoutSlash = yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.task}`)
+            expect(withSlash.status).toBe(200)
+            expect(withSlash.contentType).toBe(jsonApi)
+            expect(withoutSlash.body).toEqual(withSlash.body)
+            const task = resource(withSlash)
+            expect(task.type).toBe("Task")
+            expect(task.id).toBe(String(fixture.task))
+            expect(task.links?.self).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/tasks/${fixture.task}/$`))
+            expect(task.attributes).toMatchObject({ name: "Addresses conv1", taskRecordsCount: 3, templateType: "TEXT" })
+            // Default includes of a task: its project and template setting, ordered by type then id.
+            const included = withSlash.body.included as ReadonlyArray<{ type: string; id: string }>
+            expect(included.map((item) => item.type)).toEqual(["Project", "TaskTemplateSettingForText"])
+          })
       )
 
       it.effect("validates include paths, sort keys, filters and query parameters with 400s", () =>
@@ -66,7 +75,9 @@ for (const database of databaseKinds) {
             expect(firstError(answer).detail, path).toBe(detail)
             expect(firstError(answer).status).toBe("400")
           }
-          expect(firstError(yield* api(alice, "GET", "/api/v1/task-records/?filter[task]=999999")).source?.pointer).toBe("/data/attributes/task")
+          expect(firstError(yield* api(alice, "GET", "/api/v1/task-records/?filter[task]=999999")).source?.pointer).toBe(
+            "/data/attributes/task"
+          )
           // Both spellings of include paths and filter names are accepted.
           expect((yield* api(alice, "GET", "/api/v1/tasks/?include=choice_group.choices")).status).toBe(200)
           expect((yield* api(alice, "GET", "/api/v1/choice-groups/?include=alternativeValues,choices")).status).toBe(200)
@@ -76,7 +87,8 @@ for (const database of databaseKinds) {
       it.effect("paginates with page[number] and page[size] (default 10, clamped to 100) and answers 404 Invalid page.", () =>
         Effect.gen(function* () {
           const { alice, admin } = yield* seed("conv3")
-          const total = ((yield* api(admin, "GET", "/api/v1/task-records/")).body.meta as { pagination: { count: number } }).pagination.count
+          const total = ((yield* api(admin, "GET", "/api/v1/task-records/")).body.meta as { pagination: { count: number } }).pagination
+            .count
           const page = yield* api(admin, "GET", "/api/v1/task-records/?page[size]=2&page[number]=2&include=task")
           expect(page.status).toBe(200)
           expect(items(page)).toHaveLength(2)
@@ -93,7 +105,9 @@ for (const database of databaseKinds) {
           for (const number of ["99", "abc", "0"]) {
             const invalid = yield* api(alice, "GET", `/api/v1/task-records/?page[number]=${number}`)
             expect(invalid.status).toBe(404)
-            expect(invalid.body).toEqual({ errors: [{ detail: "Invalid page.", status: "404", source: { pointer: "/data" }, code: "not_found" }] })
+            expect(invalid.body).toEqual({
+              errors: [{ detail: "Invalid page.", status: "404", source: { pointer: "/data" }, code: "not_found" }]
+            })
           }
           const last = yield* api(admin, "GET", "/api/v1/task-records/?page[size]=2&page[number]=last")
           expect((last.body.meta as { pagination: { page: number } }).pagination.page).toBe(Math.ceil(total / 2))
@@ -124,14 +138,25 @@ for (const database of databaseKinds) {
           const body = { data: { type: "Project", attributes: { name: "x" } } }
           const plainJson = yield* api(admin, "POST", "/api/v1/projects/", body, "application/json")
           expect(plainJson.status).toBe(415)
-          expect(firstError(plainJson)).toEqual({ detail: 'Unsupported media type "application/json" in request.', status: "415", source: { pointer: "/data" }, code: "unsupported_media_type" })
+          expect(firstError(plainJson)).toEqual({
+            detail: 'Unsupported media type "application/json" in request.',
+            status: "415",
+            source: { pointer: "/data" },
+            code: "unsupported_media_type"
+          })
           expect((yield* api(admin, "POST", "/api/v1/projects/", body, `${jsonApi}; ext=bulk`)).status).toBe(201)
           const wrongType = yield* api(admin, "POST", "/api/v1/projects/", { data: { type: "Task", attributes: { name: "x" } } })
           expect(wrongType.status).toBe(409)
-          expect(firstError(wrongType).detail).toBe("The resource object's type (Task) is not the type that constitute the collection represented by the endpoint (Project).")
-          const wrongId = yield* api(admin, "PATCH", `/api/v1/projects/${project}/`, { data: { type: "Project", id: "12345", attributes: { name: "y" } } })
+          expect(firstError(wrongType).detail).toBe(
+            "The resource object's type (Task) is not the type that constitute the collection represented by the endpoint (Project)."
+          )
+          const wrongId = yield* api(admin, "PATCH", `/api/v1/projects/${project}/`, {
+            data: { type: "Project", id: "12345", attributes: { name: "y" } }
+          })
           expect(wrongId.status).toBe(409)
-          const missingId = yield* api(admin, "PATCH", `/api/v1/projects/${project}/`, { data: { type: "Project", attributes: { name: "y" } } })
+          const missingId = yield* api(admin, "PATCH", `/api/v1/projects/${project}/`, {
+            data: { type: "Project", attributes: { name: "y" } }
+          })
           expect(missingId.status).toBe(400)
           expect(firstError(missingId).detail).toBe("The resource identifier object must contain an 'id' member")
           const noData = yield* api(admin, "POST", "/api/v1/projects/", { meta: {} })
@@ -140,12 +165,27 @@ for (const database of databaseKinds) {
           const malformed = yield* api(admin, "POST", "/api/v1/projects/", "{not json")
           expect(malformed.status).toBe(400)
           expect(firstError(malformed).code).toBe("parse_error")
-          const wrongRelation = yield* api(admin, "POST", "/api/v1/choices/", { data: { type: "Choice", attributes: { name: "x" }, relationships: { choiceGroup: { data: { type: "Project", id: String(project) } } } } })
+          const wrongRelation = yield* api(admin, "POST", "/api/v1/choices/", {
+            data: {
+              type: "Choice",
+              attributes: { name: "x" },
+              relationships: { choiceGroup: { data: { type: "Project", id: String(project) } } }
+            }
+          })
           expect(wrongRelation.status).toBe(409)
           expect(firstError(wrongRelation).detail).toBe("Incorrect relation type. Expected ChoiceGroup, received Project.")
-          const unknownRelation = yield* api(admin, "POST", "/api/v1/choices/", { data: { type: "Choice", attributes: { name: "x" }, relationships: { choiceGroup: { data: { type: "ChoiceGroup", id: "999999" } } } } })
+          const unknownRelation = yield* api(admin, "POST", "/api/v1/choices/", {
+            data: {
+              type: "Choice",
+              attributes: { name: "x" },
+              relationships: { choiceGroup: { data: { type: "ChoiceGroup", id: "999999" } } }
+            }
+          })
           expect(unknownRelation.status).toBe(400)
-          expect(firstError(unknownRelation)).toMatchObject({ detail: 'Invalid pk "999999" - object does not exist.', source: { pointer: "/data/relationships/choiceGroup" } })
+          expect(firstError(unknownRelation)).toMatchObject({
+            detail: 'Invalid pk "999999" - object does not exist.',
+            source: { pointer: "/data/relationships/choiceGroup" }
+          })
         })
       )
 
@@ -154,7 +194,12 @@ for (const database of databaseKinds) {
           const { alice, admin } = yield* seed("conv6")
           const answer = yield* api(admin, "PUT", "/api/v1/projects/1/", { data: { type: "Project", id: "1" } })
           expect(answer.status).toBe(405)
-          expect(firstError(answer)).toEqual({ detail: 'Method "PUT" not allowed.', status: "405", source: { pointer: "/data" }, code: "method_not_allowed" })
+          expect(firstError(answer)).toEqual({
+            detail: 'Method "PUT" not allowed.',
+            status: "405",
+            source: { pointer: "/data" },
+            code: "method_not_allowed"
+          })
           const missing = yield* api(alice, "GET", "/api/v1/projects/999999/")
           expect(missing.status).toBe(404)
           expect(missing.body).toEqual({ errors: [{ detail: "No Project matches the given query.", status: "404", code: "not_found" }] })

@@ -32,18 +32,16 @@ export interface Answer {
 }
 
 /** A request to the review API as `caller` (anonymous when undefined); bodies are sent as JSON:API unless told. */
-export const api = (
-  caller: Caller | undefined,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType: string = jsonApi
-) =>
+export const api = (caller: Caller | undefined, method: string, path: string, body?: unknown, contentType: string = jsonApi) =>
   Effect.gen(function* () {
     const headers: Record<string, string> = {}
     if (caller !== undefined) headers.cookie = caller.cookie
     if (body !== undefined) headers["content-type"] = contentType
-    const response = yield* request(path, { method, headers, ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }) })
+    const response = yield* request(path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
+    })
     const text = yield* Effect.promise(() => response.text())
     return {
       status: response.status,
@@ -53,11 +51,25 @@ export const api = (
   })
 
 /** The data of a collection document as a list of resource objects. */
-export const items = (answer: Answer) => answer.body.data as ReadonlyArray<{ type: string; id: string; attributes?: Record<string, unknown>; relationships?: Record<string, { data: unknown; meta?: unknown }> }>
+export const items = (answer: Answer) =>
+  answer.body.data as ReadonlyArray<{
+    type: string
+    id: string
+    attributes?: Record<string, unknown>
+    relationships?: Record<string, { data: unknown; meta?: unknown }>
+  }>
 
-export const resource = (answer: Answer) => answer.body.data as { type: string; id: string; attributes: Record<string, unknown>; relationships: Record<string, { data: unknown; meta?: unknown }>; links?: { self: string } }
+export const resource = (answer: Answer) =>
+  answer.body.data as {
+    type: string
+    id: string
+    attributes: Record<string, unknown>
+    relationships: Record<string, { data: unknown; meta?: unknown }>
+    links?: { self: string }
+  }
 
-export const firstError = (answer: Answer) => answer.body.errors?.[0] as { status: string; detail: string; source?: { pointer: string }; code: string }
+export const firstError = (answer: Answer) =>
+  answer.body.errors?.[0] as { status: string; detail: string; source?: { pointer: string }; code: string }
 
 /** The `relationships` member of a request: `{name: [type, id]}` for to-one, `{name: [type, [ids]]}` for to-many. */
 const relationshipsOf = (relations: Readonly<Record<string, readonly [string, number | ReadonlyArray<number> | null]>>) =>
@@ -110,8 +122,20 @@ export const seed = (suffix: string) =>
     const project = yield* create(admin, "projects", "Project", { name: `Project ${suffix}` })
     const otherProject = yield* create(admin, "projects", "Project", { name: `Other ${suffix}` })
     const group = yield* create(admin, "choice-groups", "ChoiceGroup", { name: "Correctness" })
-    const correct = yield* create(admin, "choices", "Choice", { name: "Correct", color: "#73B782", shortkeys: "c" }, { choiceGroup: ["ChoiceGroup", group] })
-    const incorrect = yield* create(admin, "choices", "Choice", { name: "Incorrect", value: "wrong" }, { choiceGroup: ["ChoiceGroup", group] })
+    const correct = yield* create(
+      admin,
+      "choices",
+      "Choice",
+      { name: "Correct", color: "#73B782", shortkeys: "c" },
+      { choiceGroup: ["ChoiceGroup", group] }
+    )
+    const incorrect = yield* create(
+      admin,
+      "choices",
+      "Choice",
+      { name: "Incorrect", value: "wrong" },
+      { choiceGroup: ["ChoiceGroup", group] }
+    )
     const task = yield* create(
       admin,
       "tasks",
@@ -119,13 +143,44 @@ export const seed = (suffix: string) =>
       { name: `Addresses ${suffix}`, description: "Check addresses", recordLinkTemplate: "https://example.org/{uid}?q={metadata.city:u}" },
       { project: ["Project", project], choiceGroup: ["ChoiceGroup", group], checkers: ["User", [alice.id, bob.id]] }
     )
-    const siblingTask = yield* create(admin, "tasks", "Task", { name: `Sibling ${suffix}` }, { project: ["Project", project], checkers: ["User", [bob.id]] })
-    const otherTask = yield* create(admin, "tasks", "Task", { name: `Other ${suffix}` }, { project: ["Project", otherProject], checkers: ["User", [carol.id]] })
+    const siblingTask = yield* create(
+      admin,
+      "tasks",
+      "Task",
+      { name: `Sibling ${suffix}` },
+      { project: ["Project", project], checkers: ["User", [bob.id]] }
+    )
+    const otherTask = yield* create(
+      admin,
+      "tasks",
+      "Task",
+      { name: `Other ${suffix}` },
+      { project: ["Project", otherProject], checkers: ["User", [carol.id]] }
+    )
     const records = yield* Effect.forEach(["a", "b", "c"], (uid) =>
-      create(admin, "task-records", "TaskRecord", { uid, originalValue: `original ${uid}`, predictedValue: `predicted ${uid}`, metadata: { city: "New York" } }, { task: ["Task", task] })
+      create(
+        admin,
+        "task-records",
+        "TaskRecord",
+        { uid, originalValue: `original ${uid}`, predictedValue: `predicted ${uid}`, metadata: { city: "New York" } },
+        { task: ["Task", task] }
+      )
     )
     yield* create(admin, "task-records", "TaskRecord", { uid: "z", originalValue: "other" }, { task: ["Task", otherTask] })
-    return { admin, alice, bob, carol, project, otherProject, group, choices: [correct, incorrect], task, siblingTask, otherTask, records } satisfies Fixture
+    return {
+      admin,
+      alice,
+      bob,
+      carol,
+      project,
+      otherProject,
+      group,
+      choices: [correct, incorrect],
+      task,
+      siblingTask,
+      otherTask,
+      records
+    } satisfies Fixture
   })
 
 /** A multipart form upload as `caller`; `files` are [field, file name, bytes]. */
@@ -140,5 +195,9 @@ export const upload = (
     for (const [name, value] of Object.entries(fields)) form.append(name, value)
     for (const [name, filename, content] of files) form.append(name, new Blob([content]), filename)
     const response = yield* request(path, { method: "POST", headers: { cookie: caller.cookie }, body: form })
-    return { status: response.status, contentType: response.headers.get("content-type"), body: (yield* bodyJson(response)) as Answer["body"] } satisfies Answer
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      body: (yield* bodyJson(response)) as Answer["body"]
+    } satisfies Answer
   })

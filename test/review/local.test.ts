@@ -6,7 +6,9 @@ describe("review API in LOCAL mode", () => {
   layer(testServerLayer({ database: "pglite" }))((it) => {
     it.effect("gives the local user a users row, as staff, so it can manage and read review content", () =>
       Effect.gen(function* () {
-        const me = (yield* bodyJson(yield* request("/api/v1/users/me/"))) as { data: { attributes: { username: string; isStaff: boolean } } }
+        const me = (yield* bodyJson(yield* request("/api/v1/users/me/"))) as {
+          data: { attributes: { username: string; isStaff: boolean } }
+        }
         expect(me.data.attributes).toMatchObject({ username: "local", isStaff: true })
         const created = yield* request("/api/v1/projects/", {
           method: "POST",

@@ -11,12 +11,20 @@ const bulk = (caller: Caller, operations: ReadonlyArray<Operation>, payloads: Re
 
 const choosing = (id: unknown, choice: number | null, attributes: Readonly<Record<string, unknown>> = {}) => ({
   id,
-  value: { data: { type: "TaskRecordReview", attributes, relationships: { choice: { data: choice === null ? null : { type: "Choice", id: String(choice) } } } } }
+  value: {
+    data: {
+      type: "TaskRecordReview",
+      attributes,
+      relationships: { choice: { data: choice === null ? null : { type: "Choice", id: String(choice) } } }
+    }
+  }
 })
 
 const reviewRows = (ids: ReadonlyArray<number>) =>
-  runSql((sql) => sql<{ id: number; status: string; choiceId: number | null }>`
-    SELECT id, status, choice_id AS "choiceId" FROM review_task_record_reviews WHERE id = ANY(${[...ids]}::int[]) ORDER BY id`)
+  runSql(
+    (sql) => sql<{ id: number; status: string; choiceId: number | null }>`
+    SELECT id, status, choice_id AS "choiceId" FROM review_task_record_reviews WHERE id = ANY(${[...ids]}::int[]) ORDER BY id`
+  )
 
 describe("review API bulk operations", () => {
   layer(testServerLayer({ database: "pglite", cli: { mode: "SERVER" } }))((it) => {
@@ -35,7 +43,9 @@ describe("review API bulk operations", () => {
           { id: aliceOnA, status: "DONE", choiceId: fixture.choices[1] },
           { id: aliceOnB, status: "DONE", choiceId: fixture.choices[1] }
         ])
-        const [record] = yield* runSql((sql) => sql<{ status: string }>`SELECT status FROM review_task_records WHERE id = ${fixture.records[1]!}`)
+        const [record] = yield* runSql(
+          (sql) => sql<{ status: string }>`SELECT status FROM review_task_records WHERE id = ${fixture.records[1]!}`
+        )
         expect(record!.status).toBe("ASSIGNED")
         expect((yield* bulk(fixture.alice, [], [])).status).toBe(200)
         expect((yield* api(fixture.alice, "GET", "/api/v1/operations/")).status).toBe(405)
@@ -51,23 +61,41 @@ describe("review API bulk operations", () => {
           [{ id: 999999, method: "update", payload: 1 }, [], 404, "The resource cannot be found"],
           [{ id: aliceOnB, method: "delete", payload: 1 }, [], 400, '"delete" is not a valid choice.'],
           [{ id: aliceOnB, method: "update", payload: 7 }, [], 400, "Payload 7 cannot be found in the `payloads` list"],
-          [{ id: aliceOnB, method: "update", payload: 2 }, [{ id: 2, value: { data: { attributes: {} } } }], 400, "Payload data must define a `type`"],
-          [{ id: aliceOnB, method: "update", payload: 2 }, [{ id: 2, value: { data: { type: "Tip" } } }], 400, "Payload type must be one of: TaskRecordReview, UserNotification"],
-          [{ id: aliceOnB, method: "update", payload: 2 }, [{ id: 2, value: { data: { type: "TaskRecordReview", attributes: { note: ["a list"] } } } }], 400, "Not a valid string."]
+          [
+            { id: aliceOnB, method: "update", payload: 2 },
+            [{ id: 2, value: { data: { attributes: {} } } }],
+            400,
+            "Payload data must define a `type`"
+          ],
+          [
+            { id: aliceOnB, method: "update", payload: 2 },
+            [{ id: 2, value: { data: { type: "Tip" } } }],
+            400,
+            "Payload type must be one of: TaskRecordReview, UserNotification"
+          ],
+          [
+            { id: aliceOnB, method: "update", payload: 2 },
+            [{ id: 2, value: { data: { type: "TaskRecordReview", attributes: { note: ["a list"] } } } }],
+            400,
+            "Not a valid string."
+          ]
         ]
         for (const [invalid, extraPayloads, status, detail] of cases) {
           const answer = yield* bulk(fixture.alice, [valid, invalid], [choosing(1, fixture.choices[0], { note: "bulk" }), ...extraPayloads])
           expect(answer.status, detail).toBe(status)
           expect(firstError(answer).detail).toBe(detail)
         }
-        const noteError = yield* bulk(fixture.alice, [valid, { id: aliceOnB, method: "update", payload: 2 }], [
-          choosing(1, fixture.choices[0]),
-          { id: 2, value: { data: { type: "TaskRecordReview", attributes: { note: "x".repeat(101) } } } }
-        ])
+        const noteError = yield* bulk(
+          fixture.alice,
+          [valid, { id: aliceOnB, method: "update", payload: 2 }],
+          [choosing(1, fixture.choices[0]), { id: 2, value: { data: { type: "TaskRecordReview", attributes: { note: "x".repeat(101) } } } }]
+        )
         expect(firstError(noteError).source?.pointer).toBe("/data/attributes/operations/1/attributes/note")
         expect((yield* bulk(fixture.alice, [valid], [choosing(1, fixture.choices[0])], "Task")).status).toBe(409)
         expect((yield* reviewRows([aliceOnA]))[0]).toEqual({ id: aliceOnA, status: "PENDING", choiceId: null })
-        const [untouched] = yield* runSql((sql) => sql<{ note: string | null }>`SELECT note FROM review_task_record_reviews WHERE id = ${aliceOnA}`)
+        const [untouched] = yield* runSql(
+          (sql) => sql<{ note: string | null }>`SELECT note FROM review_task_record_reviews WHERE id = ${aliceOnA}`
+        )
         expect(untouched!.note).toBeNull()
       })
     )
@@ -76,11 +104,22 @@ describe("review API bulk operations", () => {
       Effect.gen(function* () {
         const { fixture, aliceOnA, aliceOnB } = yield* reviewedFixture("op3")
         expect((yield* putRecord(fixture.bob, fixture.records[0]!, { locked: true })).status).toBe(200)
-        const locked = yield* bulk(fixture.alice, [{ id: aliceOnB, method: "update", payload: 1 }, { id: aliceOnA, method: "update", payload: 1 }], [choosing(1, fixture.choices[0])])
+        const locked = yield* bulk(
+          fixture.alice,
+          [
+            { id: aliceOnB, method: "update", payload: 1 },
+            { id: aliceOnA, method: "update", payload: 1 }
+          ],
+          [choosing(1, fixture.choices[0])]
+        )
         expect(locked.status).toBe(403)
         expect(firstError(locked).detail).toBe("This resource was locked by a user.")
         expect((yield* reviewRows([aliceOnB]))[0]!.status).toBe("PENDING")
-        const notes = yield* bulk(fixture.alice, [{ id: aliceOnA, method: "update", payload: 1 }], [{ id: 1, value: { data: { type: "TaskRecordReview", attributes: { note: "fine" } } } }])
+        const notes = yield* bulk(
+          fixture.alice,
+          [{ id: aliceOnA, method: "update", payload: 1 }],
+          [{ id: 1, value: { data: { type: "TaskRecordReview", attributes: { note: "fine" } } } }]
+        )
         expect(notes.status).toBe(200)
       })
     )

@@ -21,21 +21,29 @@ for (const database of databaseKinds) {
           const hidden = yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.otherTask}/`)
           expect(hidden.status).toBe(404)
           expect(firstError(hidden).detail).toBe("No Task matches the given query.")
-          expect(ids(yield* api(fixture.alice, "GET", `/api/v1/tasks/?filter[checkers]=${fixture.bob.id}`))).toEqual([fixture.siblingTask, fixture.task])
+          expect(ids(yield* api(fixture.alice, "GET", `/api/v1/tasks/?filter[checkers]=${fixture.bob.id}`))).toEqual([
+            fixture.siblingTask,
+            fixture.task
+          ])
           expect(ids(yield* api(fixture.alice, "GET", `/api/v1/tasks/?filter[search]=sibling`))).toEqual([fixture.siblingTask])
           expect(ids(yield* api(fixture.alice, "GET", `/api/v1/tasks/?sort=name`))).toEqual([fixture.task, fixture.siblingTask])
           const withCheckers = yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.task}/?include=project,checkers,templateSetting`)
           expect(resource(withCheckers).relationships.checkers).toEqual({
             meta: { count: 2 },
-            data: [{ type: "User", id: String(fixture.alice.id) }, { type: "User", id: String(fixture.bob.id) }]
+            data: [
+              { type: "User", id: String(fixture.alice.id) },
+              { type: "User", id: String(fixture.bob.id) }
+            ]
           })
           const included = withCheckers.body.included as ReadonlyArray<{ type: string; id: string }>
-          expect(included.map((item) => `${item.type}:${item.id}`)).toEqual([
-            `Project:${fixture.project}`,
-            expect.stringMatching(/^TaskTemplateSettingForText:\d+$/),
-            `User:${fixture.alice.id}`,
-            `User:${fixture.bob.id}`
-          ].sort((a, b) => (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : 1) : 0)))
+          expect(included.map((item) => `${item.type}:${item.id}`)).toEqual(
+            [
+              `Project:${fixture.project}`,
+              expect.stringMatching(/^TaskTemplateSettingForText:\d+$/),
+              `User:${fixture.alice.id}`,
+              `User:${fixture.bob.id}`
+            ].sort((a, b) => (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : 1) : 0))
+          )
         })
       )
 
@@ -44,11 +52,19 @@ for (const database of databaseKinds) {
           const fixture = yield* seed("read2")
           const [first, second] = fixture.records
           const assign = (record: number, checker: number) =>
-            create(fixture.admin, "task-record-reviews", "TaskRecordReview", {}, { taskRecord: ["TaskRecord", record], checker: ["User", checker] })
+            create(
+              fixture.admin,
+              "task-record-reviews",
+              "TaskRecordReview",
+              {},
+              { taskRecord: ["TaskRecord", record], checker: ["User", checker] }
+            )
           const done = yield* assign(first!, fixture.alice.id)
           yield* assign(first!, fixture.bob.id)
           yield* assign(second!, fixture.alice.id)
-          yield* runSql((sql) => sql`UPDATE review_task_record_reviews SET status = 'DONE', choice_id = ${fixture.choices[0]} WHERE id = ${done}`)
+          yield* runSql(
+            (sql) => sql`UPDATE review_task_record_reviews SET status = 'DONE', choice_id = ${fixture.choices[0]} WHERE id = ${done}`
+          )
           const task = resource(yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.task}/`))
           expect(task.attributes).toMatchObject({
             taskRecordsCount: 3,
@@ -90,7 +106,13 @@ for (const database of databaseKinds) {
           const notReviewer = yield* api(fixture.alice, "GET", `/api/v1/task-records/${record}/`)
           expect(notReviewer.status).toBe(403)
           expect(firstError(notReviewer).detail).toBe("You do not have permission to update this resource.")
-          yield* create(fixture.admin, "task-record-reviews", "TaskRecordReview", {}, { taskRecord: ["TaskRecord", record], checker: ["User", fixture.alice.id] })
+          yield* create(
+            fixture.admin,
+            "task-record-reviews",
+            "TaskRecordReview",
+            {},
+            { taskRecord: ["TaskRecord", record], checker: ["User", fixture.alice.id] }
+          )
           const reviewer = yield* api(fixture.alice, "GET", `/api/v1/task-records/${record}/`)
           expect(reviewer.status).toBe(200)
           expect(resource(reviewer).attributes.status).toBe("ASSIGNED")
@@ -117,7 +139,11 @@ for (const database of databaseKinds) {
           expect(resource(yield* api(fixture.alice, "GET", `/api/v1/users/${fixture.bob.id}/`)).attributes.username).toBe("bobread4")
           const staff = items(yield* api(fixture.alice, "GET", "/api/v1/users/?filter[is_staff]=1&filter[username__icontains]=READ4"))
           expect(staff.map((user) => user.attributes?.username)).toEqual(["adminread4"])
-          expect(items(yield* api(fixture.alice, "GET", "/api/v1/users/?filter[username__in]=bobread4,carolread4&sort=username")).map((user) => user.attributes?.username)).toEqual(["bobread4", "carolread4"])
+          expect(
+            items(yield* api(fixture.alice, "GET", "/api/v1/users/?filter[username__in]=bobread4,carolread4&sort=username")).map(
+              (user) => user.attributes?.username
+            )
+          ).toEqual(["bobread4", "carolread4"])
         })
       )
 
@@ -125,20 +151,43 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           const fixture = yield* seed("read5")
           const project = resource(yield* api(fixture.carol, "GET", `/api/v1/projects/${fixture.project}/?include=creator`))
-          expect(project).toMatchObject({ type: "Project", attributes: { name: "Project read5" }, relationships: { creator: { data: { type: "User", id: String(fixture.admin.id) } } } })
+          expect(project).toMatchObject({
+            type: "Project",
+            attributes: { name: "Project read5" },
+            relationships: { creator: { data: { type: "User", id: String(fixture.admin.id) } } }
+          })
           const tasks = yield* api(fixture.carol, "GET", `/api/v1/projects/${fixture.project}/tasks/`)
-          expect(items(tasks).map((task) => [task.type, Number(task.id)])).toEqual([["Task", fixture.siblingTask], ["Task", fixture.task]])
-          yield* create(fixture.admin, "alternative-values", "AlternativeValue", { name: "Paris" }, { choiceGroup: ["ChoiceGroup", fixture.group] })
+          expect(items(tasks).map((task) => [task.type, Number(task.id)])).toEqual([
+            ["Task", fixture.siblingTask],
+            ["Task", fixture.task]
+          ])
+          yield* create(
+            fixture.admin,
+            "alternative-values",
+            "AlternativeValue",
+            { name: "Paris" },
+            { choiceGroup: ["ChoiceGroup", fixture.group] }
+          )
           const group = yield* api(fixture.alice, "GET", `/api/v1/choice-groups/${fixture.group}/?include=alternative_values,choices`)
           const included = group.body.included as ReadonlyArray<{ type: string; attributes: Record<string, unknown> }>
           expect(included.map((item) => item.type)).toEqual(["AlternativeValue", "Choice", "Choice"])
           expect(included[0]!.attributes).toEqual({ name: "Paris", value: "Paris" })
           const byName = (name: string) => included.find((item) => item.type === "Choice" && item.attributes.name === name)?.attributes
-          expect(byName("Correct")).toEqual({ name: "Correct", value: "Correct", shortkeys: "c", requireAlternativeValue: false, color: "#73B782" })
+          expect(byName("Correct")).toEqual({
+            name: "Correct",
+            value: "Correct",
+            shortkeys: "c",
+            requireAlternativeValue: false,
+            color: "#73B782"
+          })
           expect(byName("Incorrect")?.value).toBe("wrong")
           const choices = yield* api(fixture.alice, "GET", `/api/v1/choices/?filter[choice_group]=${fixture.group}`)
           expect(ids(choices)).toEqual([...fixture.choices])
-          const settingId = (resource(yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.task}/`)).relationships.templateSetting.data as { id: string }).id
+          const settingId = (
+            resource(yield* api(fixture.alice, "GET", `/api/v1/tasks/${fixture.task}/`)).relationships.templateSetting.data as {
+              id: string
+            }
+          ).id
           const setting = yield* api(fixture.alice, "GET", `/api/v1/task-template-settings/${settingId}/`)
           expect(resource(setting)).toEqual({ type: "TaskTemplateSettingForText", id: settingId })
         })
@@ -147,8 +196,20 @@ for (const database of databaseKinds) {
       it.effect("scopes tips to the tasks one checks plus tips without a task", () =>
         Effect.gen(function* () {
           const fixture = yield* seed("read6")
-          const onTask = yield* create(fixture.admin, "tips", "Tip", { name: "On task", description: "look at @aliceread6" }, { task: ["Task", fixture.task] })
-          const onOther = yield* create(fixture.admin, "tips", "Tip", { name: "On other", description: "" }, { task: ["Task", fixture.otherTask] })
+          const onTask = yield* create(
+            fixture.admin,
+            "tips",
+            "Tip",
+            { name: "On task", description: "look at @aliceread6" },
+            { task: ["Task", fixture.task] }
+          )
+          const onOther = yield* create(
+            fixture.admin,
+            "tips",
+            "Tip",
+            { name: "On other", description: "" },
+            { task: ["Task", fixture.otherTask] }
+          )
           const general = yield* create(fixture.admin, "tips", "Tip", { name: "General", description: "" })
           const seen = ids(yield* api(fixture.alice, "GET", "/api/v1/tips/?filter[search]=on,task"))
           expect(seen).toEqual([onTask])
@@ -164,7 +225,9 @@ for (const database of databaseKinds) {
       it.effect("serves settings to anyone (public ones only without credentials) keyed by their key, and the API root", () =>
         Effect.gen(function* () {
           const fixture = yield* seed("read7")
-          yield* runSql((sql) => sql`INSERT INTO review_settings (key, value, public) VALUES ('orgName', 'Newsroom', true) ON CONFLICT (key) DO NOTHING`)
+          yield* runSql(
+            (sql) => sql`INSERT INTO review_settings (key, value, public) VALUES ('orgName', 'Newsroom', true) ON CONFLICT (key) DO NOTHING`
+          )
           const anonymous = items(yield* api(undefined, "GET", "/api/v1/settings/"))
           expect(anonymous.map((setting) => setting.id)).toEqual(["loginUrl", "orgName"])
           expect(anonymous[1]).toEqual({ type: "Setting", id: "orgName", attributes: { key: "orgName", value: "Newsroom", public: true } })

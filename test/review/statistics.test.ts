@@ -30,9 +30,11 @@ interface ReviewRow {
 }
 
 const allReviews = (task: number) =>
-  runSql((sql) => sql<ReviewRow>`
+  runSql(
+    (sql) => sql<ReviewRow>`
     SELECT v.id, rec.task_id AS "taskId", v.checker_id AS "checkerId", v.round, v.status, v.choice_id AS "choiceId"
-    FROM review_task_record_reviews v JOIN review_task_records rec ON rec.id = v.task_record_id WHERE rec.task_id = ${task}`)
+    FROM review_task_record_reviews v JOIN review_task_records rec ON rec.id = v.task_record_id WHERE rec.task_id = ${task}`
+  )
 
 /** The statistics recomputed from scratch: per (checker, round) done/pending, per (checker, round, choice) counts. */
 const fromScratch = (reviews: ReadonlyArray<ReviewRow>) => {
@@ -54,15 +56,29 @@ type Stat = { id: string; attributes: Record<string, number>; relationships: Rec
 
 const served = (fixture: Fixture) =>
   Effect.gen(function* () {
-    const progress = items(yield* api(fixture.alice, "GET", `/api/v1/task-user-statistics/?filter[task]=${fixture.task}`)) as unknown as ReadonlyArray<Stat>
-    const choices = items(yield* api(fixture.alice, "GET", `/api/v1/task-user-choice-statistics/?filter[task]=${fixture.task}`)) as unknown as ReadonlyArray<Stat>
+    const progress = items(
+      yield* api(fixture.alice, "GET", `/api/v1/task-user-statistics/?filter[task]=${fixture.task}`)
+    ) as unknown as ReadonlyArray<Stat>
+    const choices = items(
+      yield* api(fixture.alice, "GET", `/api/v1/task-user-choice-statistics/?filter[task]=${fixture.task}`)
+    ) as unknown as ReadonlyArray<Stat>
     for (const row of progress) {
       expect(row.attributes.totalCount).toBe(row.attributes.doneCount! + row.attributes.pendingCount!)
       expect(row.attributes.progress).toBeCloseTo((row.attributes.doneCount! / row.attributes.totalCount!) * 100)
     }
     return {
-      progress: progress.map((row) => `${row.relationships.checker!.data.id}/${row.attributes.round} ${row.attributes.doneCount}/${row.attributes.pendingCount}`).sort(),
-      choices: choices.map((row) => `${row.relationships.checker!.data.id}/${row.attributes.round}/${row.relationships.choice!.data.id} ${row.attributes.count}`).sort()
+      progress: progress
+        .map(
+          (row) =>
+            `${row.relationships.checker!.data.id}/${row.attributes.round} ${row.attributes.doneCount}/${row.attributes.pendingCount}`
+        )
+        .sort(),
+      choices: choices
+        .map(
+          (row) =>
+            `${row.relationships.checker!.data.id}/${row.attributes.round}/${row.relationships.choice!.data.id} ${row.attributes.count}`
+        )
+        .sort()
     }
   })
 
@@ -70,32 +86,42 @@ const served = (fixture: Fixture) =>
 type Known = Array<{ readonly id: number; readonly recordId: number }>
 
 /** One random step: mostly review updates, sometimes a new attribution or a deletion, each in its own transaction. */
-const randomStep = (fixture: Fixture, random: (below: number) => number, records: ReadonlyArray<number>, choices: ReadonlyArray<number | null>, known: Known) =>
+const randomStep = (
+  fixture: Fixture,
+  random: (below: number) => number,
+  records: ReadonlyArray<number>,
+  choices: ReadonlyArray<number | null>,
+  known: Known
+) =>
   runSql((sql) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        const dice = random(100)
-        if (known.length === 0 || dice < 12) {
-          const recordId = records[random(records.length)]!
-          const checkerId = random(2) === 0 ? fixture.alice.id : fixture.bob.id
-          // The attribution rules refuse some of these (a second review by the same checker, too many reviews).
-          const created = yield* attribute({ recordId, checkerId, round: 1 + random(3) }).pipe(Effect.catchTag("AttributionRefused", () => Effect.succeed(undefined)))
-          if (created !== undefined) known.push({ id: created, recordId })
-          return
-        }
-        const index = random(known.length)
-        const target = known[index]!
-        if (dice < 18) {
-          yield* sql`DELETE FROM review_task_record_reviews WHERE id = ${target.id}`
-          yield* refreshRecords([target.recordId])
-          known.splice(index, 1)
-          return
-        }
-        const review = yield* loadReview(target.id)
-        const note = random(3) === 0 ? { note: random(2) === 0 ? "" : `note ${random(5)}` } : {}
-        yield* applyReviewChange(review!, { choiceId: choices[random(choices.length)]!, ...note })
-      })
-    ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const dice = random(100)
+          if (known.length === 0 || dice < 12) {
+            const recordId = records[random(records.length)]!
+            const checkerId = random(2) === 0 ? fixture.alice.id : fixture.bob.id
+            // The attribution rules refuse some of these (a second review by the same checker, too many reviews).
+            const created = yield* attribute({ recordId, checkerId, round: 1 + random(3) }).pipe(
+              Effect.catchTag("AttributionRefused", () => Effect.succeed(undefined))
+            )
+            if (created !== undefined) known.push({ id: created, recordId })
+            return
+          }
+          const index = random(known.length)
+          const target = known[index]!
+          if (dice < 18) {
+            yield* sql`DELETE FROM review_task_record_reviews WHERE id = ${target.id}`
+            yield* refreshRecords([target.recordId])
+            known.splice(index, 1)
+            return
+          }
+          const review = yield* loadReview(target.id)
+          const note = random(3) === 0 ? { note: random(2) === 0 ? "" : `note ${random(5)}` } : {}
+          yield* applyReviewChange(review!, { choiceId: choices[random(choices.length)]!, ...note })
+        })
+      )
+      .pipe(Effect.provideService(SqlClient.SqlClient, sql))
   )
 
 describe("review API statistics", () => {
@@ -105,25 +131,34 @@ describe("review API statistics", () => {
         const fixture = yield* seed("st1")
         const third = yield* create(fixture.admin, "choices", "Choice", { name: "Unsure" }, { choiceGroup: ["ChoiceGroup", fixture.group] })
         const extra = yield* Effect.forEach([1, 2, 3, 4, 5], (index) =>
-          create(fixture.admin, "task-records", "TaskRecord", { uid: `s${index}`, originalValue: `value ${index}` }, { task: ["Task", fixture.task] })
+          create(
+            fixture.admin,
+            "task-records",
+            "TaskRecord",
+            { uid: `s${index}`, originalValue: `value ${index}` },
+            { task: ["Task", fixture.task] }
+          )
         )
         const records = [...fixture.records, ...extra]
         const random = generator(20261124)
         const known: Known = []
-        for (let step = 0; step < 1000; step++) yield* randomStep(fixture, random, records, [fixture.choices[0], fixture.choices[1], third, null], known)
+        for (let step = 0; step < 1000; step++)
+          yield* randomStep(fixture, random, records, [fixture.choices[0], fixture.choices[1], third, null], known)
         const reviews = yield* allReviews(fixture.task)
         expect(reviews.map((review) => review.id).sort()).toEqual(known.map((review) => review.id).sort())
         expect(reviews.length).toBeGreaterThan(5)
         expect(yield* served(fixture)).toEqual(fromScratch(reviews))
         // The records' derived state agrees with a recomputation from scratch too.
-        const drift = yield* runSql((sql) => sql`
+        const drift = yield* runSql(
+          (sql) => sql`
           SELECT rec.id FROM review_task_records rec JOIN review_tasks t ON t.id = rec.task_id
           CROSS JOIN LATERAL (
             SELECT count(*) FILTER (WHERE coalesce(v.note, '') <> '') > 0 AS notes, count(DISTINCT v.choice_id) > 1 AS disagreements,
               CASE WHEN count(*) = 0 THEN 'UNASSIGNED' WHEN count(*) FILTER (WHERE v.status = 'DONE') >= t.rounds THEN 'DONE' ELSE 'ASSIGNED' END AS status
             FROM review_task_record_reviews v WHERE v.task_record_id = rec.id) expected
           WHERE rec.task_id = ${fixture.task}
-            AND (rec.has_notes, rec.has_disagreements, rec.status) IS DISTINCT FROM (expected.notes, expected.disagreements, expected.status)`)
+            AND (rec.has_notes, rec.has_disagreements, rec.status) IS DISTINCT FROM (expected.notes, expected.disagreements, expected.status)`
+        )
         expect(drift).toEqual([])
       })
     )
@@ -136,14 +171,20 @@ describe("review API statistics", () => {
         expect(before.map((row) => row.attributes)).toEqual([{ round: 1, doneCount: 0, pendingCount: 1, totalCount: 1, progress: 0 }])
         expect((yield* putReview(fixture.alice, review, {}, fixture.choices[1])).status).toBe(200)
         const after = yield* api(fixture.alice, "GET", `/api/v1/task-user-statistics/?filter[checker]=${fixture.alice.id}&include=checker`)
-        expect(items(after).map((row) => [row.id, row.attributes])).toEqual([[before[0]!.id, { round: 1, doneCount: 1, pendingCount: 0, totalCount: 1, progress: 100 }]])
+        expect(items(after).map((row) => [row.id, row.attributes])).toEqual([
+          [before[0]!.id, { round: 1, doneCount: 1, pendingCount: 0, totalCount: 1, progress: 100 }]
+        ])
         expect((after.body.included as ReadonlyArray<{ type: string }>).map((item) => item.type)).toEqual(["User"])
         expect(items(yield* api(fixture.carol, "GET", "/api/v1/task-user-statistics/"))).toEqual([])
         expect(items(yield* api(fixture.alice, "GET", `/api/v1/task-user-statistics/?filter[round]=2`))).toEqual([])
         const choices = yield* api(fixture.alice, "GET", `/api/v1/task-user-choice-statistics/?filter[choice]=${fixture.choices[1]}`)
         expect(items(choices).map((row) => row.attributes)).toEqual([{ round: 1, count: 1 }])
         expect(items(choices)[0]!.type).toBe("TaskChoiceStatistics")
-        expect([...new Set((choices.body.included as ReadonlyArray<{ type: string }>).map((item) => item.type))].sort()).toEqual(["Choice", "Task", "User"])
+        expect([...new Set((choices.body.included as ReadonlyArray<{ type: string }>).map((item) => item.type))].sort()).toEqual([
+          "Choice",
+          "Task",
+          "User"
+        ])
         expect((yield* api(fixture.alice, "GET", `/api/v1/task-user-choice-statistics/${items(choices)[0]!.id}/`)).status).toBe(200)
         expect((yield* putReview(fixture.alice, review, {}, null)).status).toBe(200)
         expect(items(yield* api(fixture.alice, "GET", "/api/v1/task-user-choice-statistics/"))).toEqual([])

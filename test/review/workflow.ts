@@ -15,7 +15,9 @@ export const putReview = (caller: Caller, id: number, attributes: Readonly<Recor
       type: "TaskRecordReview",
       id: String(id),
       attributes,
-      ...(choice === undefined ? {} : { relationships: { choice: { data: choice === null ? null : { type: "Choice", id: String(choice) } } } })
+      ...(choice === undefined
+        ? {}
+        : { relationships: { choice: { data: choice === null ? null : { type: "Choice", id: String(choice) } } } })
     }
   })
 

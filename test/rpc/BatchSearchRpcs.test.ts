@@ -16,7 +16,11 @@ type Client = Effect.Effect.Success<ReturnType<typeof quarryClient>>
 
 /** The batch search once its run has ended. */
 const finished = (client: Client, uuid: string) =>
-  eventually(client.getBatchSearch({ uuid, withQueries: true }), (search) => search.state === "SUCCESS" || search.state === "FAILURE", "60 seconds")
+  eventually(
+    client.getBatchSearch({ uuid, withQueries: true }),
+    (search) => search.state === "SUCCESS" || search.state === "FAILURE",
+    "60 seconds"
+  )
 
 const corpus = shipsAndBank(project)
 
@@ -32,28 +36,59 @@ for (const database of databaseKinds) {
           const documents = yield* corpus
           const client = yield* quarryClient()
           // A one-character query and a duplicate are dropped, as CSV lines are.
-          const uuid = yield* client.createBatchSearch({ projects: [project], name: "ships", description: "vessels", queries: ["tanker", "offshore", "x", "tanker", "nothingmatches"] })
+          const uuid = yield* client.createBatchSearch({
+            projects: [project],
+            name: "ships",
+            description: "vessels",
+            queries: ["tanker", "offshore", "x", "tanker", "nothingmatches"]
+          })
           const search = yield* finished(client, uuid)
-          expect(search).toMatchObject({ uuid, name: "ships", description: "vessels", state: "SUCCESS", nbQueries: 3, nbResults: 4, fuzziness: 0, phraseMatches: false })
+          expect(search).toMatchObject({
+            uuid,
+            name: "ships",
+            description: "vessels",
+            state: "SUCCESS",
+            nbQueries: 3,
+            nbResults: 4,
+            fuzziness: 0,
+            phraseMatches: false
+          })
           expect(search.queries).toEqual({ tanker: 2, offshore: 2, nothingmatches: 0 })
           expect(search.projects.map((one) => one.name)).toEqual([project])
           expect((yield* client.listBatchSearches()).map((one) => one.uuid)).toContain(uuid)
 
           const pagesBefore = yield* pagesRead
           const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(client.batchSearchResults({ uuid, pageSize: 1 })))
-          expect(rows.map((row) => [row.query, row.documentNumber])).toEqual([["tanker", 0], ["tanker", 1], ["offshore", 0], ["offshore", 1]])
+          expect(rows.map((row) => [row.query, row.documentNumber])).toEqual([
+            ["tanker", 0],
+            ["tanker", 1],
+            ["offshore", 0],
+            ["offshore", 1]
+          ])
           const tankers = documents.filter((document) => document.content.includes("tanker")).map((document) => document.id)
-          expect(rows.filter((row) => row.query === "tanker").map((row) => row.documentId).sort()).toEqual([...tankers].sort())
+          expect(
+            rows
+              .filter((row) => row.query === "tanker")
+              .map((row) => row.documentId)
+              .sort()
+          ).toEqual([...tankers].sort())
           // Four full pages of one row, then the empty page that ends the stream.
           expect((yield* pagesRead) - pagesBefore).toBe(5)
-          const offshore = Chunk.toReadonlyArray(yield* Stream.runCollect(client.batchSearchResults({ uuid, queries: ["tanker"], queriesExcluded: true })))
+          const offshore = Chunk.toReadonlyArray(
+            yield* Stream.runCollect(client.batchSearchResults({ uuid, queries: ["tanker"], queriesExcluded: true }))
+          )
           expect(offshore.map((row) => row.query)).toEqual(["offshore", "offshore"])
 
           const page = yield* client.filterBatchSearches({ query: "vessel", size: 10 })
           expect([page.total, page.items.map((one) => one.uuid)]).toEqual([1, [uuid]])
           expect((yield* client.filterBatchSearches({ query: "nothing like it" })).total).toBe(0)
           const copy = yield* client.copyBatchSearch({ uuid, name: "ships again" })
-          expect(yield* finished(client, copy)).toMatchObject({ name: "ships again", description: "vessels", state: "SUCCESS", nbResults: 4 })
+          expect(yield* finished(client, copy)).toMatchObject({
+            name: "ships again",
+            description: "vessels",
+            state: "SUCCESS",
+            nbResults: 4
+          })
           expect(yield* client.copyBatchSearch({ uuid: "missing" }).pipe(Effect.flip)).toMatchObject({ _tag: "BatchSearchNotFound" })
           expect(yield* client.deleteBatchSearch({ uuid: copy })).toBe(true)
 
@@ -61,18 +96,30 @@ for (const database of databaseKinds) {
           expect(yield* client.deleteBatchSearch({ uuid })).toBe(true)
           expect(yield* client.deleteBatchSearch({ uuid })).toBe(false)
           expect(yield* client.getBatchSearch({ uuid }).pipe(Effect.flip)).toMatchObject({ _tag: "BatchSearchNotFound", uuid })
-          expect(yield* client.batchSearchResults({ uuid }).pipe(Stream.runDrain, Effect.flip)).toMatchObject({ _tag: "BatchSearchNotFound" })
+          expect(yield* client.batchSearchResults({ uuid }).pipe(Stream.runDrain, Effect.flip)).toMatchObject({
+            _tag: "BatchSearchNotFound"
+          })
         })
       )
 
       it.scoped("refusals surface as the legacy endpoints' typed errors", () =>
         Effect.gen(function* () {
           const client = yield* quarryClient()
-          expect(yield* client.createBatchSearch({ projects: [project], name: " ", queries: ["tanker"] }).pipe(Effect.flip)).toMatchObject({ _tag: "InvalidBatchSearch", reason: "name is required" })
-          expect(yield* client.createBatchSearch({ projects: [project], name: "short", queries: ["a", "b"] }).pipe(Effect.flip)).toMatchObject({ _tag: "InvalidBatchSearch" })
+          expect(yield* client.createBatchSearch({ projects: [project], name: " ", queries: ["tanker"] }).pipe(Effect.flip)).toMatchObject({
+            _tag: "InvalidBatchSearch",
+            reason: "name is required"
+          })
+          expect(
+            yield* client.createBatchSearch({ projects: [project], name: "short", queries: ["a", "b"] }).pipe(Effect.flip)
+          ).toMatchObject({ _tag: "InvalidBatchSearch" })
           const tooMany = Array.from({ length: 60_000 }, (_, index) => `query ${index}`)
-          expect(yield* client.createBatchSearch({ projects: [project], name: "big", queries: tooMany }).pipe(Effect.flip)).toMatchObject({ _tag: "TooManyQueries", count: 60_000 })
-          expect(yield* client.createBatchSearch({ projects: ["not-a-project"], name: "elsewhere", queries: ["tanker"] }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "not-a-project" })
+          expect(yield* client.createBatchSearch({ projects: [project], name: "big", queries: tooMany }).pipe(Effect.flip)).toMatchObject({
+            _tag: "TooManyQueries",
+            count: 60_000
+          })
+          expect(
+            yield* client.createBatchSearch({ projects: ["not-a-project"], name: "elsewhere", queries: ["tanker"] }).pipe(Effect.flip)
+          ).toMatchObject({ _tag: "ProjectForbidden", project: "not-a-project" })
           expect(yield* client.stopBatchSearch({ uuid: "missing" }).pipe(Effect.flip)).toMatchObject({ _tag: "TaskNotFound" })
         })
       )
@@ -126,7 +173,9 @@ describe("Batch search RPCs in SERVER mode", () => {
         yield* addUser("bob", "pw-b", { projects: ["beta"] })
         const alice = yield* quarryClient("ndjson", { _tag: "Basic", user: "alice", password: "pw-a" })
         const bob = yield* quarryClient("ndjson", { _tag: "Basic", user: "bob", password: "pw-b" })
-        expect(yield* alice.createBatchSearch({ projects: ["beta"], name: "theirs", queries: ["tanker"] }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
+        expect(yield* alice.createBatchSearch({ projects: ["beta"], name: "theirs", queries: ["tanker"] }).pipe(Effect.flip)).toMatchObject(
+          { _tag: "ProjectForbidden", project: "beta" }
+        )
         const uuid = yield* bob.createBatchSearch({ projects: ["beta"], name: "bob's", queries: ["tanker"] })
         yield* finished(bob, uuid)
         expect(yield* alice.getBatchSearch({ uuid }).pipe(Effect.flip)).toMatchObject({ _tag: "BatchSearchNotFound" })

@@ -25,24 +25,33 @@ for (const database of databaseKinds) {
           const updates = yield* Stream.runCollect(tasks.watchTasks({ id: task.id }))
           expect(Chunk.toReadonlyArray(updates).at(-1)).toMatchObject({ state: "DONE", result: 1 })
 
-          const entities = Chunk.toReadonlyArray(yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: document!.id, pageSize: 1 })))
+          const entities = Chunk.toReadonlyArray(
+            yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: document!.id, pageSize: 1 }))
+          )
           expect(entities.map((entity) => [entity.mention, entity.offsets.length, entity.category])).toEqual([
             ["alice@example.org", 2, "EMAIL"],
             ["bob@example.org", 1, "EMAIL"]
           ])
           expect(entities[0]).toMatchObject({ extractor: "EMAIL", isHidden: false, mentionNorm: "alice@example.org" })
           expect(entities[0]!.id).toMatch(/^[0-9a-f]{96}$/)
-          const people = yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: document!.id, categories: ["PERSON"] }))
+          const people = yield* Stream.runCollect(
+            client.documentNamedEntities({ project, documentId: document!.id, categories: ["PERSON"] })
+          )
           expect(Chunk.size(people)).toBe(0)
           expect(Chunk.size(yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: "missing" })))).toBe(0)
 
           expect(yield* client.getNamedEntity({ project, id: entities[0]!.id })).toEqual(entities[0])
-          expect(yield* client.getNamedEntity({ project, id: entities[0]!.id, routing: "another-root" }).pipe(Effect.flip)).toMatchObject({ _tag: "NamedEntityNotFound" })
+          expect(yield* client.getNamedEntity({ project, id: entities[0]!.id, routing: "another-root" }).pipe(Effect.flip)).toMatchObject({
+            _tag: "NamedEntityNotFound"
+          })
           expect(yield* client.hideNamedEntities({ project, mentionNorm: "bob@example.org" })).toBe(1)
           const shown = yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: document!.id }))
           expect(Chunk.toReadonlyArray(shown).map((entity) => entity.mention)).toEqual(["alice@example.org"])
           const all = yield* Stream.runCollect(client.documentNamedEntities({ project, documentId: document!.id, includeHidden: true }))
-          expect(Chunk.toReadonlyArray(all).map((entity) => [entity.mention, entity.isHidden])).toEqual([["alice@example.org", false], ["bob@example.org", true]])
+          expect(Chunk.toReadonlyArray(all).map((entity) => [entity.mention, entity.isHidden])).toEqual([
+            ["alice@example.org", false],
+            ["bob@example.org", true]
+          ])
 
           expect(yield* client.findNames({ pipeline: "NOPE" }).pipe(Effect.flip)).toMatchObject({ _tag: "UnknownPipeline", name: "NOPE" })
         })
@@ -57,11 +66,21 @@ describe("Named entity RPCs in SERVER mode", () => {
       Effect.gen(function* () {
         yield* addUser("alice", "pw-a", { projects: ["alpha"] })
         const alice = yield* quarryClient("ndjson", { _tag: "Basic", user: "alice", password: "pw-a" })
-        expect(yield* alice.findNames({ pipeline: "EMAIL", project: "beta" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
-        expect(yield* alice.documentNamedEntities({ project: "beta", documentId: "any" }).pipe(Stream.runDrain, Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
+        expect(yield* alice.findNames({ pipeline: "EMAIL", project: "beta" }).pipe(Effect.flip)).toMatchObject({
+          _tag: "ProjectForbidden",
+          project: "beta"
+        })
+        expect(yield* alice.documentNamedEntities({ project: "beta", documentId: "any" }).pipe(Stream.runDrain, Effect.flip)).toMatchObject(
+          { _tag: "ProjectForbidden", project: "beta" }
+        )
         expect(yield* alice.getNamedEntity({ project: "beta", id: "any" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden" })
-        expect(yield* alice.hideNamedEntities({ project: "beta", mentionNorm: "any" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden" })
-        expect(yield* alice.findNames({ pipeline: "EMAIL", project: "alpha" })).toMatchObject({ userId: "alice", payload: { project: "alpha" } })
+        expect(yield* alice.hideNamedEntities({ project: "beta", mentionNorm: "any" }).pipe(Effect.flip)).toMatchObject({
+          _tag: "ProjectForbidden"
+        })
+        expect(yield* alice.findNames({ pipeline: "EMAIL", project: "alpha" })).toMatchObject({
+          userId: "alice",
+          payload: { project: "alpha" }
+        })
         expect(Chunk.size(yield* Stream.runCollect(alice.documentNamedEntities({ project: "alpha", documentId: "any" })))).toBe(0)
       })
     )

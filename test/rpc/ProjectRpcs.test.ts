@@ -15,9 +15,16 @@ for (const database of databaseKinds) {
           const client = yield* quarryClient()
           const created = yield* client.createProject({ name: "ships", sourcePath: workDir, label: "Ships", description: null })
           expect(created).toMatchObject({ name: "ships", label: "Ships", description: null })
-          expect(yield* client.createProject({ name: "ships", sourcePath: workDir }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectExists", id: "ships" })
-          expect(yield* client.createProject({ name: "bad/name", sourcePath: workDir }).pipe(Effect.flip)).toMatchObject({ _tag: "InvalidProject" })
-          expect(yield* client.createProject({ name: "outside", sourcePath: "/etc" }).pipe(Effect.flip)).toMatchObject({ _tag: "InvalidProject" })
+          expect(yield* client.createProject({ name: "ships", sourcePath: workDir }).pipe(Effect.flip)).toMatchObject({
+            _tag: "ProjectExists",
+            id: "ships"
+          })
+          expect(yield* client.createProject({ name: "bad/name", sourcePath: workDir }).pipe(Effect.flip)).toMatchObject({
+            _tag: "InvalidProject"
+          })
+          expect(yield* client.createProject({ name: "outside", sourcePath: "/etc" }).pipe(Effect.flip)).toMatchObject({
+            _tag: "InvalidProject"
+          })
 
           expect((yield* client.listProjects()).map((project) => project.name)).toContain("ships")
           expect(yield* client.getProject({ id: "ships" })).toEqual(created)
@@ -46,11 +53,17 @@ describe("Project RPCs in SERVER mode", () => {
         const alice = yield* quarryClient("ndjson", { _tag: "Basic", user: "alice", password: "pw-a" })
         yield* admin.createProject({ name: "alpha", sourcePath: workDir })
         yield* admin.createProject({ name: "beta", sourcePath: workDir })
-        expect(yield* alice.createProject({ name: "gamma", sourcePath: workDir }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "gamma" })
+        expect(yield* alice.createProject({ name: "gamma", sourcePath: workDir }).pipe(Effect.flip)).toMatchObject({
+          _tag: "ProjectForbidden",
+          project: "gamma"
+        })
         expect((yield* alice.listProjects()).map((project) => project.name)).toEqual(["alpha"])
         expect((yield* alice.getProject({ id: "alpha" })).name).toBe("alpha")
         expect(yield* alice.getProject({ id: "beta" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
-        expect(yield* alice.updateProject({ id: "alpha", label: "mine" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "alpha" })
+        expect(yield* alice.updateProject({ id: "alpha", label: "mine" }).pipe(Effect.flip)).toMatchObject({
+          _tag: "ProjectForbidden",
+          project: "alpha"
+        })
         expect(yield* alice.deleteProject({ id: "beta" }).pipe(Effect.flip)).toMatchObject({ _tag: "NotYourProject", project: "beta" })
         expect(yield* alice.deleteProject({ id: "alpha" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden" })
         yield* admin.deleteProject({ id: "beta" })

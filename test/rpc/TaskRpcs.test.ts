@@ -38,7 +38,9 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           const client = yield* taskClient()
           const task = yield* submitSleep(10, 60)
-          const updates = Chunk.toReadonlyArray(yield* client.watchTasks({ id: task.id }).pipe(Stream.runCollect, Effect.timeout("10 seconds")))
+          const updates = Chunk.toReadonlyArray(
+            yield* client.watchTasks({ id: task.id }).pipe(Stream.runCollect, Effect.timeout("10 seconds"))
+          )
           const progress = updates.filter((update) => update.state === "RUNNING").map((update) => update.progress ?? 0)
           expect(progress.filter((fraction) => fraction > 0 && fraction < 1).length).toBeGreaterThanOrEqual(2)
           expect(progress).toEqual([...progress].sort((a, b) => a - b))
@@ -89,7 +91,10 @@ describe("Task RPCs in SERVER mode", () => {
         const wrongPassword = yield* taskClient({ authorization: `Basic ${Buffer.from("alice:wrong").toString("base64")}` })
         expect(yield* wrongPassword.listTasks({}).pipe(Effect.flip, Effect.timeout("5 seconds"))).toMatchObject({ _tag: "RpcClientError" })
         // The header carrying the caller to the handlers cannot be forged: the endpoint overwrites it.
-        const forging = yield* taskClient({ authorization: `Basic ${Buffer.from("alice:s3cret").toString("base64")}`, "x-quarry-rpc-caller": "local" })
+        const forging = yield* taskClient({
+          authorization: `Basic ${Buffer.from("alice:s3cret").toString("base64")}`,
+          "x-quarry-rpc-caller": "local"
+        })
         expect((yield* forging.listTasks({})).map((task) => task.id)).toEqual([alices.id])
       })
     )

@@ -24,10 +24,16 @@ for (const database of databaseKinds) {
           const documents = yield* client.userHistory({ type: "DOCUMENT", sort: "name", descending: false })
           expect(documents.total).toBe(2)
           expect(documents.items.map((event) => event.name)).toEqual(["first", "second"])
-          expect((yield* client.userHistory({ type: "DOCUMENT", sort: "name", from: 1, size: 1 })).items.map((event) => event.name)).toEqual(["first"])
+          expect(
+            (yield* client.userHistory({ type: "DOCUMENT", sort: "name", from: 1, size: 1 })).items.map((event) => event.name)
+          ).toEqual(["first"])
           expect((yield* client.userHistory({ type: "DOCUMENT", projects: ["elsewhere"] })).total).toBe(0)
-          expect(yield* client.userHistory({ type: "DOCUMENT", sort: "size" }).pipe(Effect.flip)).toMatchObject({ _tag: "InvalidHistoryRequest" })
-          expect(yield* client.recordHistoryEvent({ type: "DOCUMENT", projectIds: [], uri: "" }).pipe(Effect.flip)).toMatchObject({ _tag: "InvalidHistoryRequest" })
+          expect(yield* client.userHistory({ type: "DOCUMENT", sort: "size" }).pipe(Effect.flip)).toMatchObject({
+            _tag: "InvalidHistoryRequest"
+          })
+          expect(yield* client.recordHistoryEvent({ type: "DOCUMENT", projectIds: [], uri: "" }).pipe(Effect.flip)).toMatchObject({
+            _tag: "InvalidHistoryRequest"
+          })
 
           yield* client.deleteHistoryEvent({ id: documents.items[0]!.id })
           expect((yield* client.userHistory({ type: "DOCUMENT" })).items.map((event) => event.name)).toEqual(["second"])
@@ -51,7 +57,9 @@ describe("User RPCs in SERVER mode", () => {
         const me = yield* alice.currentUser()
         expect(me).toMatchObject({ user: { id: "alice" }, isAdmin: false })
         expect(me.projects.map((granted) => granted.name)).toEqual(["alpha"])
-        expect(yield* alice.recordHistoryEvent({ type: "SEARCH", projectIds: ["beta"], uri: "/search?q=x" }).pipe(Effect.flip)).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
+        expect(
+          yield* alice.recordHistoryEvent({ type: "SEARCH", projectIds: ["beta"], uri: "/search?q=x" }).pipe(Effect.flip)
+        ).toMatchObject({ _tag: "ProjectForbidden", project: "beta" })
         yield* bob.recordHistoryEvent({ type: "SEARCH", projectIds: ["beta"], uri: "/search?q=bob" })
         expect((yield* alice.userHistory({ type: "SEARCH" })).total).toBe(0)
         const bobs = yield* bob.userHistory({ type: "SEARCH" })

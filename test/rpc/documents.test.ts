@@ -33,7 +33,12 @@ for (const database of databaseKinds) {
           const folder = yield* writeCorpus
           const { scan, index } = yield* client.scanAndIndex({ path: folder, options: { parallelism: 2 } })
           const final = Chunk.toReadonlyArray(yield* Stream.runCollect(client.watchManyTasks({ ids: [scan.id, index.id] })))
-          expect(final.filter((task) => task.state === "DONE").map((task) => task.id).sort()).toEqual([scan.id, index.id].sort())
+          expect(
+            final
+              .filter((task) => task.state === "DONE")
+              .map((task) => task.id)
+              .sort()
+          ).toEqual([scan.id, index.id].sort())
 
           // Searches: typed, streamed, and as Elasticsearch requests.
           const found = yield* client.searchDocuments({ query: "zebra", projects: [project] })
@@ -41,13 +46,20 @@ for (const database of databaseKinds) {
           expect(found.hits.map((hit) => path.basename(hit.path)).sort()).toEqual(["note-0.txt", "note-1.txt", "note-2.txt"])
           expect(found.hits[0]).toMatchObject({ project, contentType: "text/plain" })
           expect((yield* client.searchDocuments({ query: "zebra", projects: [project], from: 1, size: 1 })).hits).toHaveLength(1)
-          const streamed = Chunk.toReadonlyArray(yield* Stream.runCollect(client.streamDocuments({ query: "zebra", projects: [project], pageSize: 2 })))
+          const streamed = Chunk.toReadonlyArray(
+            yield* Stream.runCollect(client.streamDocuments({ query: "zebra", projects: [project], pageSize: 2 }))
+          )
           expect(streamed.map((hit) => hit.id).sort()).toEqual(found.hits.map((hit) => hit.id).sort())
-          expect(yield* client.searchDocuments({ query: "zebra AND (", projects: [project] }).pipe(Effect.flip)).toBeInstanceOf(SearchFailed)
+          expect(yield* client.searchDocuments({ query: "zebra AND (", projects: [project] }).pipe(Effect.flip)).toBeInstanceOf(
+            SearchFailed
+          )
           const raw = yield* client.searchRaw({ projects: [project], body: { query: { match: { content: "horses" } }, size: 5 } })
           expect(raw.status).toBe(200)
           expect(raw.body).toMatchObject({ hits: { hits: [{ _index: project, _source: { path: path.join(folder, "note-3.txt") } }] } })
-          expect(yield* client.searchRaw({ projects: [project], endpoint: "_count", body: { query: { match_all: {} } } })).toMatchObject({ status: 200, body: { count: 4 } })
+          expect(yield* client.searchRaw({ projects: [project], endpoint: "_count", body: { query: { match_all: {} } } })).toMatchObject({
+            status: 200,
+            body: { count: 4 }
+          })
           expect(yield* client.searchRaw({ projects: ["unknown-project"], body: {} })).toMatchObject({ status: 404 })
 
           // One document: its fields, its text, the occurrences of a word.

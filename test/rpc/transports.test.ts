@@ -55,7 +55,10 @@ for (const database of databaseKinds) {
               Effect.fork
             )
             yield* eventually(openSubscriptions, before + 1)
-            yield* eventually(Effect.sync(() => (seen.includes(running.id) ? 1 : 0)), 1)
+            yield* eventually(
+              Effect.sync(() => (seen.includes(running.id) ? 1 : 0)),
+              1
+            )
             yield* Fiber.interrupt(watching)
             yield* eventually(openSubscriptions, before)
             expect(yield* client.stopTask({ id: running.id })).toBe(true)
@@ -74,7 +77,9 @@ for (const database of databaseKinds) {
             expect(own.at(-1)?.state).toBe("DONE")
             expect(own.filter((update) => update.state === "DONE")).toHaveLength(1)
           }
-          expect(yield* client.watchManyTasks({ ids: [first.id, "missing"] }).pipe(Stream.runDrain, Effect.flip)).toBeInstanceOf(TaskNotFound)
+          expect(yield* client.watchManyTasks({ ids: [first.id, "missing"] }).pipe(Stream.runDrain, Effect.flip)).toBeInstanceOf(
+            TaskNotFound
+          )
 
           const running = yield* submitSleep(1_000, 20)
           expect(yield* client.cleanTask({ id: running.id }).pipe(Effect.flip)).toMatchObject({ _tag: "TaskNotFinished" })
@@ -92,7 +97,11 @@ for (const database of databaseKinds) {
           // MessagePack in, MessagePack out.
           const parser = RpcSerialization.msgPack.unsafeMake()
           const call = parser.encode({ _tag: "Request", id: "1", tag: "listTasks", payload: {}, headers: [] })
-          const answer = yield* request("/rpc/msgpack", { method: "POST", body: call as Uint8Array, headers: { "content-type": "application/msgpack" } })
+          const answer = yield* request("/rpc/msgpack", {
+            method: "POST",
+            body: call as Uint8Array,
+            headers: { "content-type": "application/msgpack" }
+          })
           expect(answer.headers.get("content-type")).toBe("application/msgpack")
           const decoded = parser.decode(new Uint8Array(yield* Effect.promise(() => answer.arrayBuffer())))
           expect(decoded).toEqual([{ _tag: "Exit", requestId: "1", exit: { _tag: "Success", value: expect.any(Array) } }])

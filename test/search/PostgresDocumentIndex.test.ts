@@ -14,7 +14,10 @@ import { TestServer, testServerLayer } from "../helpers/server.ts"
 /** Runs an effect with the test server's own services (its DocumentIndex and database). */
 const withServer = <A, E>(use: (index: typeof DocumentIndex.Service, sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
   Effect.flatMap(TestServer, (server) =>
-    Effect.provide(Effect.flatMap(Effect.all([DocumentIndex, SqlClient.SqlClient]), ([index, sql]) => use(index, sql)), server.context)
+    Effect.provide(
+      Effect.flatMap(Effect.all([DocumentIndex, SqlClient.SqlClient]), ([index, sql]) => use(index, sql)),
+      server.context
+    )
   )
 
 /** Extracts a file with the real Extractor, as the index job does, and lists its documents. */
@@ -36,7 +39,9 @@ for (const database of databaseKinds) {
           const dir = yield* inWorkDir("corpus")
           const corpus = yield* Effect.promise(() => generateCorpus(dir))
           const project = "corpus"
-          const documents = (yield* Effect.forEach([corpus.utf8, corpus.eml, corpus.zip, corpus.pdf], (file) => extract(project, file))).flat()
+          const documents = (yield* Effect.forEach([corpus.utf8, corpus.eml, corpus.zip, corpus.pdf], (file) =>
+            extract(project, file)
+          )).flat()
           const result = yield* withServer((index) => index.bulkIndex(project, documents))
           expect(result).toEqual({ indexed: documents.length, duplicates: 0 })
           expect(yield* withServer((index) => index.count(project))).toBe(documents.length)
@@ -76,7 +81,9 @@ for (const database of databaseKinds) {
           expect(yield* withServer((index) => index.bulkIndex(project, [second!]))).toEqual({ indexed: 0, duplicates: 1 })
           expect(yield* withServer((index) => index.bulkIndex(project, [second!]))).toEqual({ indexed: 0, duplicates: 0 })
           expect(yield* withServer((index) => index.count(project))).toBe(1)
-          const rows = yield* withServer((_, sql) => sql`SELECT id, path, document_id AS "documentId" FROM duplicates WHERE project = ${project}`)
+          const rows = yield* withServer(
+            (_, sql) => sql`SELECT id, path, document_id AS "documentId" FROM duplicates WHERE project = ${project}`
+          )
           expect(rows).toEqual([{ id: first!.duplicateId, path: copy, documentId: first!.id }])
           expect(first!.duplicateId).not.toBe(first!.id)
           const stored = yield* withServer((index) => index.get(project, first!.id))
@@ -113,8 +120,11 @@ for (const database of databaseKinds) {
           expect(stored.content).toBe(body)
           expect(stored.contentTextLength).toBe(body.length)
           const matches = (word: string) =>
-            withServer((_, sql) =>
-              sql<{ n: number }>`SELECT count(*)::int AS n FROM documents WHERE project = ${project} AND content_tsv @@ to_tsquery('simple', ${word})`
+            withServer(
+              (_, sql) =>
+                sql<{
+                  n: number
+                }>`SELECT count(*)::int AS n FROM documents WHERE project = ${project} AND content_tsv @@ to_tsquery('simple', ${word})`
             ).pipe(Effect.map((rows) => rows[0]!.n))
           // Folded like the reference's analyzer: the accented word is found unaccented and lower-cased.
           expect(yield* matches("elephant")).toBe(1)
@@ -158,8 +168,9 @@ for (const database of databaseKinds) {
           }))
           expect(yield* withServer((index) => index.bulkIndex(project, many))).toEqual({ indexed: 1_234, duplicates: 0 })
           expect(yield* withServer((index) => index.count(project))).toBe(1_234)
-          const tree = yield* withServer((_, sql) =>
-            sql<{ n: number }>`SELECT count(*)::int AS n FROM documents WHERE project = ${project} AND dirname_tree @> ARRAY['/data']`
+          const tree = yield* withServer(
+            (_, sql) =>
+              sql<{ n: number }>`SELECT count(*)::int AS n FROM documents WHERE project = ${project} AND dirname_tree @> ARRAY['/data']`
           )
           expect(tree[0]!.n).toBe(1_234)
           const last = Option.getOrThrow(yield* withServer((index) => index.get(project, many[1_233]!.id)))

@@ -26,8 +26,15 @@ for (const database of databaseKinds) {
     layer(corpusLayer(database), { timeout: 60_000 })((it) => {
       it.effect("a repeated search and a repeated count are answered from the cache with the same answer", () =>
         Effect.gen(function* () {
-          const body = { query: { match: { content: "quick" } }, aggs: { types: { terms: { field: "contentType" } } }, highlight: { fields: { content: {} } } }
-          const { result: [first, second], hits } = yield* hitsDuring(Effect.all([search(body), search(body)]))
+          const body = {
+            query: { match: { content: "quick" } },
+            aggs: { types: { terms: { field: "contentType" } } },
+            highlight: { fields: { content: {} } }
+          }
+          const {
+            result: [first, second],
+            hits
+          } = yield* hitsDuring(Effect.all([search(body), search(body)]))
           expect(hits).toBe(1)
           expect({ ...second, took: 0 }).toEqual({ ...first, took: 0 })
           expect(first.hits.hits.length).toBeGreaterThan(0)
@@ -47,7 +54,9 @@ for (const database of databaseKinds) {
 
           const before = yield* countOf(`${project}/_count`)
           yield* countOf(`${project}/_count`)
-          yield* index.bulkIndex(project, [{ ...documents[0]!, id: "doc-cache-new", rootDocument: "doc-cache-new", path: "/data/docs/new.txt" }])
+          yield* index.bulkIndex(project, [
+            { ...documents[0]!, id: "doc-cache-new", rootDocument: "doc-cache-new", path: "/data/docs/new.txt" }
+          ])
           expect(yield* countOf(`${project}/_count`)).toBe(before + 1)
 
           // Another process writing straight to the tables: only the database tells this one about it.
@@ -67,43 +76,58 @@ for (const database of databaseKinds) {
       // Holding a lock while the search runs needs a second connection, which the embedded database does not have.
       // The test runs on the real clock, as `eventually` polls and the TestClock does not move by itself.
       if (database === "postgres") {
-        it.effect("identical searches that come while one runs wait for its answer instead of running their own (a lock holds the first)", () =>
-          Effect.gen(function* () {
-            const sql = yield* SqlClient.SqlClient
-            const body = { query: { match: { content: "fox" } }, size: 3, aggs: { types: { terms: { field: "contentType" } } } }
-            const locked = yield* Deferred.make<void>()
-            const release = yield* Deferred.make<void>()
-            const holder = yield* sql
-              .withTransaction(Effect.gen(function* () {
-                yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
-                yield* Deferred.succeed(locked, undefined)
-                yield* Deferred.await(release)
-              }))
-              .pipe(Effect.fork)
-            yield* Deferred.await(locked)
-            const before = (yield* Metric.value(answerCacheHits)).count
-            const searches = yield* Effect.all(Array.from({ length: 8 }, () => search(body)), { concurrency: "unbounded" }).pipe(Effect.fork)
-            // Seven requests join the first while its statement waits for the lock: one statement waits, not eight.
-            yield* eventually(Metric.value(answerCacheHits), (hits) => hits.count - before === 7)
-            const waiting = yield* sql<{ statements: number }>`
+        it.effect(
+          "identical searches that come while one runs wait for its answer instead of running their own (a lock holds the first)",
+          () =>
+            Effect.gen(function* () {
+              const sql = yield* SqlClient.SqlClient
+              const body = { query: { match: { content: "fox" } }, size: 3, aggs: { types: { terms: { field: "contentType" } } } }
+              const locked = yield* Deferred.make<void>()
+              const release = yield* Deferred.make<void>()
+              const holder = yield* sql
+                .withTransaction(
+                  Effect.gen(function* () {
+                    yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
+                    yield* Deferred.succeed(locked, undefined)
+                    yield* Deferred.await(release)
+                  })
+                )
+                .pipe(Effect.fork)
+              yield* Deferred.await(locked)
+              const before = (yield* Metric.value(answerCacheHits)).count
+              const searches = yield* Effect.all(
+                Array.from({ length: 8 }, () => search(body)),
+                { concurrency: "unbounded" }
+              ).pipe(Effect.fork)
+              // Seven requests join the first while its statement waits for the lock: one statement waits, not eight.
+              yield* eventually(Metric.value(answerCacheHits), (hits) => hits.count - before === 7)
+              const waiting = yield* sql<{ statements: number }>`
               SELECT count(*)::int AS statements FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`
-            expect(waiting[0]!.statements).toBe(1)
-            yield* Deferred.succeed(release, undefined)
-            yield* Fiber.join(holder)
-            const answers = yield* Fiber.join(searches)
-            expect(answers[0]!.hits.hits.length).toBeGreaterThan(0)
-            for (const answer of answers) expect({ ...answer, took: 0 }).toEqual({ ...answers[0]!, took: 0 })
-          }).pipe(Effect.withClock(Clock.make()))
+              expect(waiting[0]!.statements).toBe(1)
+              yield* Deferred.succeed(release, undefined)
+              yield* Fiber.join(holder)
+              const answers = yield* Fiber.join(searches)
+              expect(answers[0]!.hits.hits.length).toBeGreaterThan(0)
+              for (const answer of answers) expect({ ...answer, took: 0 }).toEqual({ ...answers[0]!, took: 0 })
+            }).pipe(Effect.withClock(Clock.make()))
         )
       }
 
       it.effect("a search whose date math reads the clock is answered afresh every time", () =>
         Effect.gen(function* () {
           const body = { query: { range: { extractionDate: { gte: "now-100y" } } } }
-          const { result: [first, second], hits } = yield* hitsDuring(Effect.all([search(body), search(body)]))
+          const {
+            result: [first, second],
+            hits
+          } = yield* hitsDuring(Effect.all([search(body), search(body)]))
           expect(hits).toBe(0)
           expect(second.hits.total).toEqual(first.hits.total)
-          const typed = yield* hitsDuring(Effect.all([search({ query: { query_string: { query: "extractionDate:[now-100y TO now]" } } }), search({ query: { query_string: { query: "extractionDate:[now-100y TO now]" } } })]))
+          const typed = yield* hitsDuring(
+            Effect.all([
+              search({ query: { query_string: { query: "extractionDate:[now-100y TO now]" } } }),
+              search({ query: { query_string: { query: "extractionDate:[now-100y TO now]" } } })
+            ])
+          )
           expect(typed.hits).toBe(0)
         })
       )

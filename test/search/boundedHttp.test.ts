@@ -20,7 +20,11 @@ const indexCorpus = inServer(Effect.flatMap(DocumentIndex, (index) => index.bulk
 
 const search = (body: unknown) =>
   Effect.map(
-    request(`/api/index/search/${project}/_search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    request(`/api/index/search/${project}/_search`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body)
+    }),
     (response) => response.status
   )
 
@@ -32,7 +36,12 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           yield* indexCorpus
           const burst = yield* Effect.all(
-            Array.from({ length: 80 }, (_, index) => search({ query: { query_string: { query: `quick~2 OR fox${index}* OR *${index}ing` } }, aggs: { t: { terms: { field: "tags" } } } })),
+            Array.from({ length: 80 }, (_, index) =>
+              search({
+                query: { query_string: { query: `quick~2 OR fox${index}* OR *${index}ing` } },
+                aggs: { t: { terms: { field: "tags" } } }
+              })
+            ),
             { concurrency: "unbounded" }
           ).pipe(Effect.fork)
           expect((yield* request("/api/status")).status).toBe(200)
@@ -65,12 +74,17 @@ for (const database of databaseKinds) {
             const waiting = inServer(
               Effect.flatMap(SqlClient.SqlClient, (sql) =>
                 Effect.map(
-                  sql<{ count: number }>`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+                  sql<{
+                    count: number
+                  }>`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
                   (rows) => rows[0]!.count
                 )
               )
             )
-            const outgoing = http.request(`${server.url}/api/index/search/${project}/_search`, { method: "POST", headers: { "content-type": "application/json" } })
+            const outgoing = http.request(`${server.url}/api/index/search/${project}/_search`, {
+              method: "POST",
+              headers: { "content-type": "application/json" }
+            })
             outgoing.on("error", () => undefined)
             outgoing.end(JSON.stringify({ query: { match: { content: "lazy" } } }))
             yield* eventually(waiting, (count) => count === 1)

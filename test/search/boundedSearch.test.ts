@@ -57,8 +57,8 @@ const corpus: ReadonlyArray<IndexedDocument> = [
     )
   ),
   // A document for each of 76 words within one edit of "quarry": more than the 50 a fuzzy term keeps by default.
-  ...[...new Set([..."abcdefghijklmnopqrstuvwxyz"].flatMap((letter) => [`quarr${letter}`, `quar${letter}y`, `qu${letter}rry`]))].map((variant) =>
-    makeDocument(`doc-${variant}`, variant, "variant")
+  ...[...new Set([..."abcdefghijklmnopqrstuvwxyz"].flatMap((letter) => [`quarr${letter}`, `quar${letter}y`, `qu${letter}rry`]))].map(
+    (variant) => makeDocument(`doc-${variant}`, variant, "variant")
   ),
   // 1 100 words of one pattern: more than max_clause_count.
   makeDocument("doc-many", Array.from({ length: 1_100 }, (_, index) => `zz${String(index).padStart(4, "0")}`).join(" "), "many")
@@ -77,7 +77,9 @@ const corpusLayer = (kind: DatabaseKind) =>
   )
 
 const send = (body: unknown, path = `${project}/_search`, extra: Partial<BackendRequest> = {}) =>
-  Effect.flatMap(SearchBackend, (backend) => backend.handle({ method: "POST", path, query: new URLSearchParams(), body, interactive: true, ...extra }))
+  Effect.flatMap(SearchBackend, (backend) =>
+    backend.handle({ method: "POST", path, query: new URLSearchParams(), body, interactive: true, ...extra })
+  )
 
 const hitIds = (body: unknown) => (body as { hits: { hits: ReadonlyArray<{ _id: string }> } }).hits.hits.map((hit) => hit._id).sort()
 
@@ -96,7 +98,8 @@ const scanned = (column: "content_tsv" | "metadata_tsv", predicate: string, ...p
     )
   ).pipe(Effect.map((rows) => rows.map((row) => row.id).sort()))
 
-const rootCause = (body: unknown) => (body as { error: { type: string; root_cause: ReadonlyArray<{ type: string; reason: string }> } }).error
+const rootCause = (body: unknown) =>
+  (body as { error: { type: string; root_cause: ReadonlyArray<{ type: string; reason: string }> } }).error
 
 /**
  * Another session holding an exclusive lock on `documents` until `release`, and the number of statements waiting
@@ -127,28 +130,48 @@ for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`bounded searches on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
     layer(corpusLayer(database), { timeout: 120_000 })((it) => {
-      it.effect("fuzzy, wildcard, regexp and range terms expanded through the lexicon find what scanning every document's words found", () =>
-        Effect.gen(function* () {
-          const term = word(123)
-          const cases: ReadonlyArray<readonly [unknown, Effect.Effect<ReadonlyArray<string>, unknown, SqlClient.SqlClient>]> = [
-            [{ fuzzy: { content: { value: term, fuzziness: 1, max_expansions: 1024 } } }, scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 1) <= 1", term)],
-            [{ fuzzy: { content: { value: term, fuzziness: 2, max_expansions: 1024 } } }, scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2", term)],
-            [{ fuzzy: { content: { value: "kalo", fuzziness: 2, max_expansions: 1024 } } }, scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2", "kalo")],
-            [{ fuzzy: { _default_text: { value: term, fuzziness: 2, max_expansions: 1024 } } }, scanned("metadata_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2", term)],
-            [{ wildcard: { content: "*lomi*" } }, scanned("content_tsv", "w.lexeme LIKE '%lomi%'")],
-            [{ wildcard: { content: "k?lo*" } }, scanned("content_tsv", "w.lexeme LIKE 'k_lo%'")],
-            [{ wildcard: { content: "well-kn*" } }, scanned("content_tsv", "w.lexeme LIKE 'well-kn%'")],
-            [{ regexp: { content: "(ka|ru)+mi" } }, scanned("content_tsv", "w.lexeme ~ '^(?:(?:ka|ru)+mi)$'")],
-            [{ regexp: { _default_text: "ne.*" } }, scanned("metadata_tsv", "w.lexeme ~ '^(?:ne.*)$'")],
-            [{ range: { content: { gte: "kalo", lt: "kami" } } }, scanned("content_tsv", `w.lexeme COLLATE "C" >= 'kalo' AND w.lexeme COLLATE "C" < 'kami'`)],
-            [{ query_string: { query: `${term}~2 OR lomi*ka`, fields: ["content"] } }, scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2 OR w.lexeme LIKE 'lomi%ka'", term)]
-          ]
-          for (const [query, expected] of cases) {
-            const found = yield* idsOf(query)
-            expect(found, JSON.stringify(query)).toEqual(yield* expected)
-          }
-          expect((yield* scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2", term)).length).toBeGreaterThan(10)
-        })
+      it.effect(
+        "fuzzy, wildcard, regexp and range terms expanded through the lexicon find what scanning every document's words found",
+        () =>
+          Effect.gen(function* () {
+            const term = word(123)
+            const cases: ReadonlyArray<readonly [unknown, Effect.Effect<ReadonlyArray<string>, unknown, SqlClient.SqlClient>]> = [
+              [
+                { fuzzy: { content: { value: term, fuzziness: 1, max_expansions: 1024 } } },
+                scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 1) <= 1", term)
+              ],
+              [
+                { fuzzy: { content: { value: term, fuzziness: 2, max_expansions: 1024 } } },
+                scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2", term)
+              ],
+              [
+                { fuzzy: { content: { value: "kalo", fuzziness: 2, max_expansions: 1024 } } },
+                scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2", "kalo")
+              ],
+              [
+                { fuzzy: { _default_text: { value: term, fuzziness: 2, max_expansions: 1024 } } },
+                scanned("metadata_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2", term)
+              ],
+              [{ wildcard: { content: "*lomi*" } }, scanned("content_tsv", "w.lexeme LIKE '%lomi%'")],
+              [{ wildcard: { content: "k?lo*" } }, scanned("content_tsv", "w.lexeme LIKE 'k_lo%'")],
+              [{ wildcard: { content: "well-kn*" } }, scanned("content_tsv", "w.lexeme LIKE 'well-kn%'")],
+              [{ regexp: { content: "(ka|ru)+mi" } }, scanned("content_tsv", "w.lexeme ~ '^(?:(?:ka|ru)+mi)$'")],
+              [{ regexp: { _default_text: "ne.*" } }, scanned("metadata_tsv", "w.lexeme ~ '^(?:ne.*)$'")],
+              [
+                { range: { content: { gte: "kalo", lt: "kami" } } },
+                scanned("content_tsv", `w.lexeme COLLATE "C" >= 'kalo' AND w.lexeme COLLATE "C" < 'kami'`)
+              ],
+              [
+                { query_string: { query: `${term}~2 OR lomi*ka`, fields: ["content"] } },
+                scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2 OR w.lexeme LIKE 'lomi%ka'", term)
+              ]
+            ]
+            for (const [query, expected] of cases) {
+              const found = yield* idsOf(query)
+              expect(found, JSON.stringify(query)).toEqual(yield* expected)
+            }
+            expect((yield* scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2", term)).length).toBeGreaterThan(10)
+          })
       )
 
       it.effect("a fuzzy term keeps its max_expansions closest words (50 by default), closest first, then in word order", () =>
@@ -157,18 +180,24 @@ for (const database of databaseKinds) {
           const term = "quarry"
           const closest = (limit: number) =>
             Effect.map(
-              sql<{ word: string }>`SELECT word FROM index_words WHERE project = ${project} AND field = 'c' AND quarry_edit_distance(word, ${term}, 1) <= 1
+              sql<{
+                word: string
+              }>`SELECT word FROM index_words WHERE project = ${project} AND field = 'c' AND quarry_edit_distance(word, ${term}, 1) <= 1
                 ORDER BY quarry_edit_distance(word, ${term}, 1), word LIMIT ${limit}`,
               (rows) => rows.map((row) => row.word)
             )
           const documentsWith = (words: ReadonlyArray<string>) =>
             Effect.map(
-              sql<{ id: string }>`SELECT id FROM documents WHERE project = ${project} AND content_tsv @@ ${words.map((w) => `'${w}'`).join(" | ")}::tsquery`,
+              sql<{
+                id: string
+              }>`SELECT id FROM documents WHERE project = ${project} AND content_tsv @@ ${words.map((w) => `'${w}'`).join(" | ")}::tsquery`,
               (rows) => rows.map((row) => row.id).sort()
             )
           expect((yield* closest(1_000)).length).toBeGreaterThan(50)
           expect(yield* idsOf({ fuzzy: { content: { value: term, fuzziness: 1 } } })).toEqual(yield* documentsWith(yield* closest(50)))
-          expect(yield* idsOf({ fuzzy: { content: { value: term, fuzziness: 1, max_expansions: 3 } } })).toEqual(yield* documentsWith(yield* closest(3)))
+          expect(yield* idsOf({ fuzzy: { content: { value: term, fuzziness: 1, max_expansions: 3 } } })).toEqual(
+            yield* documentsWith(yield* closest(3))
+          )
           const scrolled = yield* Effect.flatMap(SearchBackend, (backend) =>
             backend.handle({
               method: "POST",
@@ -185,17 +214,24 @@ for (const database of databaseKinds) {
 
       it.effect("too many clauses, too many expanded words and too long a regular expression are refused as ES 7 refuses them", () =>
         Effect.gen(function* () {
-          const terms = (count: number) => ({ bool: { should: Array.from({ length: count }, (_, index) => ({ term: { content: `w${index}` } })) } })
+          const terms = (count: number) => ({
+            bool: { should: Array.from({ length: count }, (_, index) => ({ term: { content: `w${index}` } })) }
+          })
           // Through the embedded database's socket a statement of some 2 000 parameters fails (a protocol error of
           // PGlite's, whatever the query), so the largest allowed bool is run on the server only.
           if (database === "postgres") expect((yield* send({ query: terms(1_024) })).status).toBe(200)
           const tooMany = yield* send({ query: terms(1_025) })
           expect(tooMany.status).toBe(400)
           expect(tooMany.body).toMatchObject({
-            error: { type: "search_phase_execution_exception", root_cause: [{ type: "too_many_clauses", reason: "maxClauseCount is set to 1024" }] },
+            error: {
+              type: "search_phase_execution_exception",
+              root_cause: [{ type: "too_many_clauses", reason: "maxClauseCount is set to 1024" }]
+            },
             status: 400
           })
-          const longMatch = yield* send({ query: { match: { content: Array.from({ length: 1_025 }, (_, index) => `w${index}`).join(" ") } } })
+          const longMatch = yield* send({
+            query: { match: { content: Array.from({ length: 1_025 }, (_, index) => `w${index}`).join(" ") } }
+          })
           expect(rootCause(longMatch.body).root_cause[0]!.type).toBe("too_many_clauses")
           const wideWildcard = yield* send({ query: { wildcard: { content: "?z*" } } })
           expect(wideWildcard.status).toBe(400)
@@ -223,7 +259,9 @@ for (const database of databaseKinds) {
       it.effect("the plan of a fuzzy search reads documents through the GIN index, never sequentially", () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
-          const query = yield* parseQuery({ bool: { must: [{ fuzzy: { content: { value: word(789), fuzziness: 2 } } }, { regexp: { _default_text: "ne.*" } }] } })
+          const query = yield* parseQuery({
+            bool: { must: [{ fuzzy: { content: { value: word(789), fuzziness: 2 } } }, { regexp: { _default_text: "ne.*" } }] }
+          })
           const plan = yield* sql.withTransaction(
             Effect.gen(function* () {
               // On so small a corpus reading the project's rows is cheapest whatever the condition; without sequential
@@ -264,17 +302,19 @@ for (const database of databaseKinds) {
 
       // Holding a lock needs a second session, which the embedded database does not have.
       if (database === "postgres") {
-        it.effect("the deadline cancels the search's statement: it is gone from pg_stat_activity while the lock it waited for is still held", () =>
-          Effect.gen(function* () {
-            const { waiting, release, holder } = yield* lockDocuments
-            const started = Date.now()
-            const late = yield* send({ query: { fuzzy: { content: { value: word(321), fuzziness: 2 } } }, timeout: "500ms" })
-            expect(late.status).toBe(504)
-            expect(Date.now() - started).toBeLessThan(5_000)
-            yield* eventually(waiting, (count) => count === 0)
-            yield* Deferred.succeed(release, undefined)
-            yield* Fiber.join(holder)
-          }).pipe(Effect.withClock(Clock.make()))
+        it.effect(
+          "the deadline cancels the search's statement: it is gone from pg_stat_activity while the lock it waited for is still held",
+          () =>
+            Effect.gen(function* () {
+              const { waiting, release, holder } = yield* lockDocuments
+              const started = Date.now()
+              const late = yield* send({ query: { fuzzy: { content: { value: word(321), fuzziness: 2 } } }, timeout: "500ms" })
+              expect(late.status).toBe(504)
+              expect(Date.now() - started).toBeLessThan(5_000)
+              yield* eventually(waiting, (count) => count === 0)
+              yield* Deferred.succeed(release, undefined)
+              yield* Fiber.join(holder)
+            }).pipe(Effect.withClock(Clock.make()))
         )
 
         it.effect("a requester that goes away stops its search's statement once no one else waits for the answer", () =>
@@ -305,7 +345,10 @@ const tinyPoolLayer = (kind: DatabaseKind) =>
     Effect.map(dataSourceUrlFor(kind), (url) => {
       const pool =
         kind === "postgres"
-          ? Layer.merge(PgClient.layer({ url: Redacted.make(url), maxConnections: 3, connectTimeout: "2 seconds" }), Layer.succeed(DatabaseInfo, { kind, deliversNotifications: true }))
+          ? Layer.merge(
+              PgClient.layer({ url: Redacted.make(url), maxConnections: 3, connectTimeout: "2 seconds" }),
+              Layer.succeed(DatabaseInfo, { kind, deliversNotifications: true })
+            )
           : databaseLayer(url).pipe(Layer.orDie)
       const database = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(Layer.orDie(pool)))
       const backend = makePostgresSearchBackend(0, { admission: { running: 2, queued: 10, maxWaitMillis: 3_000 } })
@@ -319,29 +362,40 @@ for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`admission of searches on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
     layer(tinyPoolLayer(database), { timeout: 120_000 })((it) => {
-      it.effect("sixty concurrent searches on a tiny pool answer 200 or 429, never 500, while other statements still get a connection", () =>
-        Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          const searches = yield* Effect.all(
-            Array.from({ length: 60 }, (_, index) => send({ query: { fuzzy: { content: { value: word(index * 11), fuzziness: 2 } } }, aggs: { t: { terms: { field: "contentType" } } } })),
-            { concurrency: "unbounded" }
-          ).pipe(Effect.fork)
-          // Another request's statement while the searches run.
-          expect(yield* sql<{ one: number }>`SELECT 1 AS one`).toEqual([{ one: 1 }])
-          const answers = yield* Fiber.join(searches)
-          const statuses = answers.map((answer) => answer.status)
-          expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([])
-          expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(2)
-          expect(statuses).toContain(429)
-          const refused = answers.find((answer) => answer.status === 429)!
-          expect(refused.body).toMatchObject({ error: { type: "es_rejected_execution_exception" }, status: 429 })
-          // Batch searches (not interactive) wait for their turn instead.
-          const patient = yield* Effect.all(
-            Array.from({ length: 30 }, (_, index) => send({ query: { fuzzy: { content: { value: word(index * 17), fuzziness: 1 } } } }, `${project}/_search`, { interactive: false })),
-            { concurrency: "unbounded" }
-          )
-          expect(patient.map((answer) => answer.status)).toEqual(patient.map(() => 200))
-        }).pipe(Effect.withClock(Clock.make()))
+      it.effect(
+        "sixty concurrent searches on a tiny pool answer 200 or 429, never 500, while other statements still get a connection",
+        () =>
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const searches = yield* Effect.all(
+              Array.from({ length: 60 }, (_, index) =>
+                send({
+                  query: { fuzzy: { content: { value: word(index * 11), fuzziness: 2 } } },
+                  aggs: { t: { terms: { field: "contentType" } } }
+                })
+              ),
+              { concurrency: "unbounded" }
+            ).pipe(Effect.fork)
+            // Another request's statement while the searches run.
+            expect(yield* sql<{ one: number }>`SELECT 1 AS one`).toEqual([{ one: 1 }])
+            const answers = yield* Fiber.join(searches)
+            const statuses = answers.map((answer) => answer.status)
+            expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([])
+            expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(2)
+            expect(statuses).toContain(429)
+            const refused = answers.find((answer) => answer.status === 429)!
+            expect(refused.body).toMatchObject({ error: { type: "es_rejected_execution_exception" }, status: 429 })
+            // Batch searches (not interactive) wait for their turn instead.
+            const patient = yield* Effect.all(
+              Array.from({ length: 30 }, (_, index) =>
+                send({ query: { fuzzy: { content: { value: word(index * 17), fuzziness: 1 } } } }, `${project}/_search`, {
+                  interactive: false
+                })
+              ),
+              { concurrency: "unbounded" }
+            )
+            expect(patient.map((answer) => answer.status)).toEqual(patient.map(() => 200))
+          }).pipe(Effect.withClock(Clock.make()))
       )
     })
   })

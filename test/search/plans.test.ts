@@ -108,13 +108,25 @@ const selectiveSearches: ReadonlyArray<readonly [string, unknown]> = [
   ["the content type filter", clientBody({ bool: { filter: [{ terms: { contentType: ["application/vnd.rare"] } }] } })],
   ["the language filter", clientBody({ bool: { filter: [{ terms: { language: ["WELSH"] } }] } })],
   ["the extraction level filter", clientBody({ bool: { filter: [{ terms: { extractionLevel: [1] } }] } })],
-  ["words with the client's filters", clientBody({ bool: { must: [{ query_string: { query: "w1999 OR w1998" } }], filter: [{ terms: { contentType: ["text/plain"] } }, { terms: { language: ["ENGLISH"] } }] } })]
+  [
+    "words with the client's filters",
+    clientBody({
+      bool: {
+        must: [{ query_string: { query: "w1999 OR w1998" } }],
+        filter: [{ terms: { contentType: ["text/plain"] } }, { terms: { language: ["ENGLISH"] } }]
+      }
+    })
+  ]
 ]
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`search plans on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    const corpus = Layer.effectDiscard(generateCorpus).pipe(Layer.provideMerge(PostgresDocumentIndex), Layer.provideMerge(testDatabase(database)), Layer.orDie)
+    const corpus = Layer.effectDiscard(generateCorpus).pipe(
+      Layer.provideMerge(PostgresDocumentIndex),
+      Layer.provideMerge(testDatabase(database)),
+      Layer.orDie
+    )
     layer(Layer.provideMerge(makePostgresSearchBackend(0), corpus), { timeout: 120_000 })((it) => {
       for (const [name, body] of selectiveSearches) {
         it.effect(`${name} reads its matches through an index`, () =>
@@ -131,10 +143,15 @@ for (const database of databaseKinds) {
       for (const field of ["contentType", "language", "extractionLevel", "extractionDate"]) {
         it.effect(`a facet of ${field} over the whole project reads an index, not the documents`, () =>
           Effect.gen(function* () {
-            const facet = field === "extractionDate" ? { date_histogram: { field, calendar_interval: "1M" } } : { terms: { field, size: 25 } }
+            const facet =
+              field === "extractionDate" ? { date_histogram: { field, calendar_interval: "1M" } } : { terms: { field, size: 25 } }
             const { plan, total } = yield* planOf({ ...clientBody({ match_all: {} }), size: 0, aggs: { facet } })
             expect(total).toBe(documentCount)
-            expect(nodesOf(plan).filter((node) => node["Relation Name"] === "documents").map((node) => node["Node Type"])).toEqual(["Index Only Scan"])
+            expect(
+              nodesOf(plan)
+                .filter((node) => node["Relation Name"] === "documents")
+                .map((node) => node["Node Type"])
+            ).toEqual(["Index Only Scan"])
           })
         )
       }

@@ -67,8 +67,13 @@ export const seriousViolations = async (page: Page) => {
   // Evaluated through the browser's debugging protocol, which the page's Content-Security-Policy (no inline
   // script) does not apply to, where an added script tag would be refused.
   await page.evaluate(axeSource)
-  const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)")) as ReadonlyArray<AxeViolation>
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)"
+  )) as ReadonlyArray<AxeViolation>
   return violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`)
+    .map(
+      (violation) =>
+        `${violation.impact} ${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).join(", ")})`
+    )
 }

@@ -35,15 +35,23 @@ const indexAndBatchSearch = async (url: string, dataDir: string) => {
   await fs.mkdir(path.join(dataDir, "ships"), { recursive: true })
   await fs.writeFile(path.join(dataDir, "ships", "manifest.txt"), "The ferry Aurora left the harbour at dawn.\n")
   await fs.writeFile(path.join(dataDir, "ships", "log.txt"), "A ferry and a tug waited in the harbour.\n")
-  const tasks = (await (await fetch(`${url}/api/task/batchUpdate/index/file`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as ReadonlyArray<{ name: string }>
+  const tasks = (await (
+    await fetch(`${url}/api/task/batchUpdate/index/file`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+  ).json()) as ReadonlyArray<{ name: string }>
   for (const task of tasks) {
-    await until(async () => ((await (await fetch(`${url}/api/task/${encodeURIComponent(task.name)}`)).json()) as { state: string }).state, (state) => state !== "RUNNING")
+    await until(
+      async () => ((await (await fetch(`${url}/api/task/${encodeURIComponent(task.name)}`)).json()) as { state: string }).state,
+      (state) => state !== "RUNNING"
+    )
   }
   const form = new FormData()
   form.append("name", "Ships")
   form.append("csvFile", new Blob(["ferry\ntug\n"], { type: "text/csv" }), "queries.csv")
   const uuid = await (await fetch(`${url}/api/batch/search/local-datashare`, { method: "POST", body: form })).text()
-  await until(async () => ((await (await fetch(`${url}/api/batch/search/${uuid}`)).json()) as { state: string }).state, (state) => state === "SUCCESS")
+  await until(
+    async () => ((await (await fetch(`${url}/api/batch/search/${uuid}`)).json()) as { state: string }).state,
+    (state) => state === "SUCCESS"
+  )
   return uuid
 }
 
@@ -74,14 +82,21 @@ describe.skipIf(!chromiumFound)(title, () => {
             await projectForm.getByRole("button", { name: "Create the project" }).click()
             await page().getByRole("status").getByText("Project “Harbour checks” created.").waitFor()
             // The page is read again, and the focus is back in the form just used.
-            await page().getByRole("form", { name: "New review project" }).getByLabel("Project name").and(page().locator(":focus")).waitFor()
+            await page()
+              .getByRole("form", { name: "New review project" })
+              .getByLabel("Project name")
+              .and(page().locator(":focus"))
+              .waitFor()
 
             const groupForm = page().getByRole("form", { name: "New choice group" })
             await groupForm.getByLabel("Choice group name").fill("Verdict")
             await groupForm.getByRole("button", { name: "Create the choice group" }).click()
             await page().getByRole("status").getByText("Choice group “Verdict” created.").waitFor()
 
-            for (const [name, value, key] of [["Confirmed", "confirmed", "y"], ["Rejected", "rejected", "n"]] as const) {
+            for (const [name, value, key] of [
+              ["Confirmed", "confirmed", "y"],
+              ["Rejected", "rejected", "n"]
+            ] as const) {
               const choiceForm = page().getByRole("form", { name: "Add a choice" })
               await choiceForm.getByLabel("Choice group").selectOption({ label: "Verdict" })
               await choiceForm.getByLabel("Choice name").fill(name)
@@ -146,12 +161,24 @@ describe.skipIf(!chromiumFound)(title, () => {
             await card.getByRole("button", { name: "Save the task" }).click()
             await page().getByRole("status").getByText("Task “Ship names” saved.").waitFor()
           })
-          const tasks = yield* step(async () => (await (await fetch(`${url}/api/v1/tasks/?include=choiceGroup.choices`)).json()) as {
-            data: ReadonlyArray<{ attributes: { name: string; rounds: number; priority: number; status: string; templateType: string } }>
-            included: ReadonlyArray<{ type: string; attributes: { name: string; shortkeys: string } }>
-          })
-          expect(tasks.data.map((task) => task.attributes)).toEqual([expect.objectContaining({ name: "Ship names", rounds: 2, priority: 3, status: "LOCKED", templateType: "MEDIA" })])
-          expect(tasks.included.filter((one) => one.type === "Choice").map((choice) => [choice.attributes.name, choice.attributes.shortkeys])).toEqual([["Confirmed", "y"], ["Rejected", "n, x"]])
+          const tasks = yield* step(
+            async () =>
+              (await (await fetch(`${url}/api/v1/tasks/?include=choiceGroup.choices`)).json()) as {
+                data: ReadonlyArray<{
+                  attributes: { name: string; rounds: number; priority: number; status: string; templateType: string }
+                }>
+                included: ReadonlyArray<{ type: string; attributes: { name: string; shortkeys: string } }>
+              }
+          )
+          expect(tasks.data.map((task) => task.attributes)).toEqual([
+            expect.objectContaining({ name: "Ship names", rounds: 2, priority: 3, status: "LOCKED", templateType: "MEDIA" })
+          ])
+          expect(
+            tasks.included.filter((one) => one.type === "Choice").map((choice) => [choice.attributes.name, choice.attributes.shortkeys])
+          ).toEqual([
+            ["Confirmed", "y"],
+            ["Rejected", "n, x"]
+          ])
         }),
       60_000
     )
@@ -200,13 +227,22 @@ describe.skipIf(!chromiumFound)(title, () => {
             const choices = page().getByRole("figure", { name: "Choices made" })
             await choices.getByText("Confirmed: 2, Rejected: 0.").waitFor()
             expect(await choices.locator("tbody tr").first().textContent()).toBe("Confirmed2")
-            await page().getByRole("figure", { name: "Disagreements" }).getByText("0 of 2 reviewed records (0 %) have checkers who disagree.").waitFor()
-            expect(await page().getByRole("figure", { name: "Review activity per day" }).locator(".chart-summary").textContent()).toMatch(/^\d+ actions? over 1 day/)
+            await page()
+              .getByRole("figure", { name: "Disagreements" })
+              .getByText("0 of 2 reviewed records (0 %) have checkers who disagree.")
+              .waitFor()
+            expect(await page().getByRole("figure", { name: "Review activity per day" }).locator(".chart-summary").textContent()).toMatch(
+              /^\d+ actions? over 1 day/
+            )
             // Each chart drew something: its canvas has painted pixels, and its accessible name is the summary.
             for (const canvas of await page().locator(".chart canvas").all()) {
-              expect(await canvas.evaluate((element) => (element as unknown as { toDataURL: () => string }).toDataURL().length)).toBeGreaterThan(2000)
+              expect(
+                await canvas.evaluate((element) => (element as unknown as { toDataURL: () => string }).toDataURL().length)
+              ).toBeGreaterThan(2000)
             }
-            expect(await progress.getByRole("img").getAttribute("aria-label")).toBe("Progress per round and checker. 2 of 2 reviews done (100 %).")
+            expect(await progress.getByRole("img").getAttribute("aria-label")).toBe(
+              "Progress per round and checker. 2 of 2 reviews done (100 %)."
+            )
             await progress.getByText("The numbers as a table").click()
             await progress.getByRole("table").waitFor()
             await checkPage("review-statistics")
@@ -244,7 +280,13 @@ describe.skipIf(!chromiumFound)(title, () => {
           await page().getByRole("heading", { level: 1, name: "Review" }).waitFor()
           await page().getByText("No review tasks are assigned to you.").waitFor()
           expect(await page().getByRole("region", { name: "Review administration" }).count()).toBe(0)
-          for (const name of ["Create the project", "Rename the choice group", "Save the alternative value", "Import the alternative values", "Attach the media"]) {
+          for (const name of [
+            "Create the project",
+            "Rename the choice group",
+            "Save the alternative value",
+            "Import the alternative values",
+            "Attach the media"
+          ]) {
             expect(await page().getByRole("button", { name }).count()).toBe(0)
           }
           await checkPage("review-not-staff")

@@ -97,24 +97,36 @@ describe.skipIf(!chromiumFound)(title, () => {
 
             const mediaForm = page().getByRole("form", { name: "Attach media to records" })
             await mediaForm.getByLabel("To the records of the task").selectOption({ label: "Company addresses" })
-            const zip = await zipOf([["a.png", png], ["scans/b.gif", gif], ["notes.txt", Buffer.from("not an image")]])
+            const zip = await zipOf([
+              ["a.png", png],
+              ["scans/b.gif", gif],
+              ["notes.txt", Buffer.from("not an image")]
+            ])
             await mediaForm.getByLabel("ZIP file").setInputFiles({ name: "scans.zip", mimeType: "application/zip", buffer: zip })
             await mediaForm.getByRole("button", { name: "Attach the media" }).click()
             const mediaResult = mediaForm.getByRole("status")
             await mediaResult
-              .getByText("Attached from scans.zip: 2 files attached, 0 replaced, 1 ignored (not an image or video, or named after no record of the task).")
+              .getByText(
+                "Attached from scans.zip: 2 files attached, 0 replaced, 1 ignored (not an image or video, or named after no record of the task)."
+              )
               .waitFor()
             await checkPage("review-admin-media")
 
             // Replacing keeps one media per record.
-            await mediaForm.getByLabel("ZIP file").setInputFiles({ name: "again.zip", mimeType: "application/zip", buffer: await zipOf([["a.png", png]]) })
+            await mediaForm
+              .getByLabel("ZIP file")
+              .setInputFiles({ name: "again.zip", mimeType: "application/zip", buffer: await zipOf([["a.png", png]]) })
             await mediaForm.getByLabel("Replace the media a record already has").check()
             await mediaForm.getByRole("button", { name: "Attach the media" }).click()
             await mediaResult.getByText("Attached from again.zip: 1 file attached, 1 replaced, 0 ignored", { exact: false }).waitFor()
 
-            await mediaForm.getByLabel("ZIP file").setInputFiles({ name: "broken.zip", mimeType: "application/zip", buffer: Buffer.from("not a zip") })
+            await mediaForm
+              .getByLabel("ZIP file")
+              .setInputFiles({ name: "broken.zip", mimeType: "application/zip", buffer: Buffer.from("not a zip") })
             await mediaForm.getByRole("button", { name: "Attach the media" }).click()
-            await mediaResult.getByText("POST /api/v1/task-record-media/upload/ failed (400): The ZIP file cannot be read", { exact: false }).waitFor()
+            await mediaResult
+              .getByText("POST /api/v1/task-record-media/upload/ failed (400): The ZIP file cannot be read", { exact: false })
+              .waitFor()
             expect(await mediaResult.getAttribute("class")).toContain("upload-failed")
             await checkPage("review-admin-media-refused")
           })

@@ -4,7 +4,13 @@ const jsonApi = "application/vnd.api+json"
 
 type Relations = Readonly<Record<string, readonly [string, string | ReadonlyArray<string>]>>
 
-const create = async (base: string, path: string, type: string, attributes: Readonly<Record<string, unknown>>, relations: Relations = {}) => {
+const create = async (
+  base: string,
+  path: string,
+  type: string,
+  attributes: Readonly<Record<string, unknown>>,
+  relations: Relations = {}
+) => {
   const relationships = Object.fromEntries(
     Object.entries(relations).map(([name, [relatedType, id]]) => [
       name,
@@ -31,8 +37,20 @@ export const createReviewFixture = async (base: string): Promise<ReviewFixture> 
   const me = (await (await fetch(`${base}/api/v1/users/me/`)).json()) as { data: { id: string } }
   const project = await create(base, "projects", "Project", { name: "Addresses" })
   const group = await create(base, "choice-groups", "ChoiceGroup", { name: "Correctness" })
-  const correct = await create(base, "choices", "Choice", { name: "Correct", value: "correct", shortkeys: "c" }, { choiceGroup: ["ChoiceGroup", group] })
-  const wrong = await create(base, "choices", "Choice", { name: "Wrong", value: "wrong", shortkeys: "w" }, { choiceGroup: ["ChoiceGroup", group] })
+  const correct = await create(
+    base,
+    "choices",
+    "Choice",
+    { name: "Correct", value: "correct", shortkeys: "c" },
+    { choiceGroup: ["ChoiceGroup", group] }
+  )
+  const wrong = await create(
+    base,
+    "choices",
+    "Choice",
+    { name: "Wrong", value: "wrong", shortkeys: "w" },
+    { choiceGroup: ["ChoiceGroup", group] }
+  )
   const task = await create(
     base,
     "tasks",
@@ -42,8 +60,22 @@ export const createReviewFixture = async (base: string): Promise<ReviewFixture> 
   )
   const reviews: Array<string> = []
   for (const uid of ["a", "b", "c"]) {
-    const record = await create(base, "task-records", "TaskRecord", { uid, originalValue: `${uid} Harbour Street`, predictedValue: `${uid.toUpperCase()} HARBOUR ST` }, { task: ["Task", task] })
-    reviews.push(await create(base, "task-record-reviews", "TaskRecordReview", {}, { taskRecord: ["TaskRecord", record], checker: ["User", me.data.id] }))
+    const record = await create(
+      base,
+      "task-records",
+      "TaskRecord",
+      { uid, originalValue: `${uid} Harbour Street`, predictedValue: `${uid.toUpperCase()} HARBOUR ST` },
+      { task: ["Task", task] }
+    )
+    reviews.push(
+      await create(
+        base,
+        "task-record-reviews",
+        "TaskRecordReview",
+        {},
+        { taskRecord: ["TaskRecord", record], checker: ["User", me.data.id] }
+      )
+    )
   }
   return { task, choices: { correct, wrong }, reviews }
 }

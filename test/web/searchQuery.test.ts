@@ -3,7 +3,9 @@ import { documentSearch, filtersOf, plainWords, queryOf } from "../../src/web/se
 
 describe("the search page's request bodies", () => {
   it("keeps every filter in the page address and reads it back unchanged", () => {
-    const query = new URLSearchParams("q=annual+report&from=20&contentType=application%2Fpdf&tags=evidence&tags=urgent&path=%2Fdata%2Fdocs&starred=1&PERSON=jane+doe")
+    const query = new URLSearchParams(
+      "q=annual+report&from=20&contentType=application%2Fpdf&tags=evidence&tags=urgent&path=%2Fdata%2Fdocs&starred=1&PERSON=jane+doe"
+    )
     const filters = filtersOf(query)
     expect(filters).toMatchObject({ q: "annual report", from: 20, path: "/data/docs", starred: true })
     expect(filters.terms).toEqual({ contentType: ["application/pdf"], language: [], tags: ["evidence", "urgent"] })
@@ -33,7 +35,9 @@ describe("the search page's request bodies", () => {
       }
     ])
     expect(body.aggs.dirname.terms).toMatchObject({ field: "dirname.tree", include: "/data/docs/.*", exclude: "/data/docs/.*/.*" })
-    expect(documentSearch(filtersOf(new URLSearchParams()), [], "/data").query.bool.must[0]).toEqual({ query_string: { query: "*", default_operator: "AND" } })
+    expect(documentSearch(filtersOf(new URLSearchParams()), [], "/data").query.bool.must[0]).toEqual({
+      query_string: { query: "*", default_operator: "AND" }
+    })
   })
 
   it("finds in a document the words of a Lucene query, without its field clauses, operators and syntax", () => {

@@ -45,12 +45,18 @@ describe.skipIf(!chromiumFound)(title, () => {
           review = yield* step(() => createReviewFixture(url))
           const notePath = path.join(server.workDir, "corpus", "text").replace(/^\//, "")
           const note = yield* step(() =>
-            fetch(`${url}/api/local-datashare/notes/${notePath}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ note: "Unverified source", variant: "danger" }) })
+            fetch(`${url}/api/local-datashare/notes/${notePath}`, {
+              method: "PUT",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ note: "Unverified source", variant: "danger" })
+            })
           )
           expect(note.status).toBe(201)
           yield* step(async () => {
             await page().goto(`${url}/#/tasks`)
-            await page().getByRole("button", { name: /Show the folders in .*data folder/ }).click()
+            await page()
+              .getByRole("button", { name: /Show the folders in .*data folder/ })
+              .click()
             await page().getByRole("radio", { name: "corpus" }).check()
             await page().getByRole("button", { name: "Index into local-datashare" }).click()
             const indexTask = page().locator(".task", { hasText: "Index" })
@@ -94,7 +100,9 @@ describe.skipIf(!chromiumFound)(title, () => {
         // Each word is searched for, not the phrase: both words are marked.
         await page().getByLabel("Find in this document").fill("offshore Zürich")
         await page().getByRole("button", { name: "Find", exact: true }).click()
-        await page().locator(".count-line", { hasText: /occurrences: \d+ of “offshore”, 1 of “Zürich”/ }).waitFor()
+        await page()
+          .locator(".count-line", { hasText: /occurrences: \d+ of “offshore”, 1 of “Zürich”/ })
+          .waitFor()
         expect(await page().locator(".document-text mark").allTextContents()).toEqual(expect.arrayContaining(["offshore", "Zürich"]))
         await page().getByRole("button", { name: "☆ Star" }).click()
         await page().getByRole("button", { name: "★ Starred" }).waitFor()
@@ -104,7 +112,9 @@ describe.skipIf(!chromiumFound)(title, () => {
         await checkPage("document")
 
         await page().getByRole("link", { name: "← Back to the results" }).click()
-        const tagBox = page().getByRole("group", { name: "Tags" }).getByRole("checkbox", { name: /evidence/ })
+        const tagBox = page()
+          .getByRole("group", { name: "Tags" })
+          .getByRole("checkbox", { name: /evidence/ })
         await tagBox.waitFor()
         expect(await page().getByRole("group", { name: "Tags" }).textContent()).toContain("evidence 1")
         await tagBox.check()
@@ -128,11 +138,13 @@ describe.skipIf(!chromiumFound)(title, () => {
       step(async () => {
         await page().goto(`${url}/#/batch`)
         await page().getByLabel("Name", { exact: true }).fill("Harbour names")
-        await page().getByLabel("Queries (CSV file, one query per line)").setInputFiles({
-          name: "queries.csv",
-          mimeType: "text/csv",
-          buffer: Buffer.from("harbour\nferry\nnothing-matches-this\n")
-        })
+        await page()
+          .getByLabel("Queries (CSV file, one query per line)")
+          .setInputFiles({
+            name: "queries.csv",
+            mimeType: "text/csv",
+            buffer: Buffer.from("harbour\nferry\nnothing-matches-this\n")
+          })
         await page().getByRole("button", { name: "Run on local-datashare" }).click()
         const row = page().getByRole("row", { name: /Harbour names/ })
         await row.getByText("SUCCESS").waitFor({ timeout: 30_000 })
@@ -142,7 +154,10 @@ describe.skipIf(!chromiumFound)(title, () => {
         await page().getByRole("heading", { level: 1, name: "Harbour names" }).waitFor()
         await page().getByRole("table").locator("tbody tr").first().waitFor()
         expect(await page().getByRole("table").textContent()).toContain("ferry")
-        const [download] = await Promise.all([page().waitForEvent("download"), page().getByRole("link", { name: "Download the results (CSV)" }).click()])
+        const [download] = await Promise.all([
+          page().waitForEvent("download"),
+          page().getByRole("link", { name: "Download the results (CSV)" }).click()
+        ])
         const csv = await fs.readFile((await download.path())!, "utf8")
         expect(csv).toMatch(/^"harbour",/m)
         expect(csv).toMatch(/^"ferry",/m)
@@ -153,7 +168,11 @@ describe.skipIf(!chromiumFound)(title, () => {
         await copy.getByText("SUCCESS").waitFor({ timeout: 30_000 })
         await copy.getByRole("button", { name: "Delete Harbour names (copy)" }).click()
         await copy.waitFor({ state: "detached" })
-        expect(await page().getByRole("row", { name: /Harbour names/ }).count()).toBe(1)
+        expect(
+          await page()
+            .getByRole("row", { name: /Harbour names/ })
+            .count()
+        ).toBe(1)
       })
     )
 
@@ -172,12 +191,20 @@ describe.skipIf(!chromiumFound)(title, () => {
         const first = page().locator("[data-review]").first()
         await first.getByLabel("Note").fill("Street number missing")
         await first.getByRole("button", { name: "Save the note" }).click()
-        await page().locator("[data-review]").first().getByRole("button", { name: "Bookmarked" }).or(first.getByRole("button", { name: "Bookmark" })).first().waitFor()
+        await page()
+          .locator("[data-review]")
+          .first()
+          .getByRole("button", { name: "Bookmarked" })
+          .or(first.getByRole("button", { name: "Bookmark" }))
+          .first()
+          .waitFor()
         await page().locator("[data-review]").first().getByRole("button", { name: "Bookmark", exact: true }).click()
         await page().locator("[data-review]").first().getByRole("button", { name: "Bookmarked" }).waitFor()
         expect(await page().locator("[data-review]").first().getByLabel("Note").inputValue()).toBe("Street number missing")
         await checkPage("review")
-        const answer = (await (await fetch(`${url}/api/v1/task-record-reviews/?filter[task_record__task]=${review!.task}&sort=task_record__id`)).json()) as {
+        const answer = (await (
+          await fetch(`${url}/api/v1/task-record-reviews/?filter[task_record__task]=${review!.task}&sort=task_record__id`)
+        ).json()) as {
           data: ReadonlyArray<{ relationships: { choice: { data: { id: string } | null } } }>
         }
         const { correct, wrong } = review!.choices

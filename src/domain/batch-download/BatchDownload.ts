@@ -49,7 +49,12 @@ export const newPassword = () => Array.from({ length: 16 }, () => passwordAlphab
 export const queryText = (query: BatchDownloadQuery) => (typeof query === "string" ? query : JSON.stringify(query))
 
 const fileSize = (file: string) =>
-  Effect.promise(() => fs.stat(file).then((info) => Option.some(info.size), () => Option.none<number>()))
+  Effect.promise(() =>
+    fs.stat(file).then(
+      (info) => Option.some(info.size),
+      () => Option.none<number>()
+    )
+  )
 
 /**
  * `properties.batchDownload` of a task view, read live: `exists` says whether the

@@ -58,7 +58,9 @@ export class BatchDownloads extends Effect.Service<BatchDownloads>()("quarry/Bat
     }))
 
     const start = Effect.fn("BatchDownloads.start")(function* (requester: Requester, request: DownloadRequest) {
-      yield* Effect.forEach(request.projectIds, (project) => requireGranted(project, { login: requester.userId, grantedProjects: requester.grantedProjects }))
+      yield* Effect.forEach(request.projectIds, (project) =>
+        requireGranted(project, { login: requester.userId, grantedProjects: requester.grantedProjects })
+      )
       const now = new Date(yield* Clock.currentTimeMillis)
       const rows = new Map((yield* projectRepo.listIn(request.projectIds)).map((row) => [row.id, toLegacyProject(row)] as const))
       const { dir, encrypt } = yield* running
@@ -72,7 +74,8 @@ export class BatchDownloads extends Effect.Service<BatchDownloads>()("quarry/Bat
         password: encrypt ? newPassword() : null
       }
       // The reference mails the password; with no mail server it stays with the task, shown to its owner only.
-      if (encrypt) yield* Effect.log(`batch download ${uuid} is encrypted; its password is kept with the task of ${requester.userId} (no mail sent)`)
+      if (encrypt)
+        yield* Effect.log(`batch download ${uuid} is encrypted; its password is kept with the task of ${requester.userId} (no mail sent)`)
       return yield* engine.submit(BatchDownloadJob, payload, { userId: requester.userId, id: uuid })
     })
 
@@ -93,4 +96,3 @@ export class BatchDownloads extends Effect.Service<BatchDownloads>()("quarry/Bat
     return { start, removeExpired }
   })
 }) {}
-

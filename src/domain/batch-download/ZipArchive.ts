@@ -23,10 +23,13 @@ export interface ZipArchive {
   readonly finish: Effect.Effect<void, ArchiveWriteFailed>
 }
 
-const failure = (file: string) => (cause: unknown) => new ArchiveWriteFailed({ file, message: cause instanceof Error ? cause.message : String(cause) })
+const failure = (file: string) => (cause: unknown) =>
+  new ArchiveWriteFailed({ file, message: cause instanceof Error ? cause.message : String(cause) })
 
 const readerOf = (content: EntryContent) =>
-  content._tag === "Bytes" ? new Uint8ArrayReader(content.bytes) : (Readable.toWeb(fs.createReadStream(content.path)) as ReadableStream<Uint8Array>)
+  content._tag === "Bytes"
+    ? new Uint8ArrayReader(content.bytes)
+    : (Readable.toWeb(fs.createReadStream(content.path)) as ReadableStream<Uint8Array>)
 
 /**
  * Destroys the stream and waits until its file is closed. The file is opened asynchronously: removing it before
@@ -48,10 +51,8 @@ export const openZipArchive = (file: string, password: string | null): Effect.Ef
   Effect.gen(function* () {
     const partial = partialFile(file)
     let complete = false
-    const output = yield* Effect.acquireRelease(
-      Effect.try({ try: () => fs.createWriteStream(partial), catch: failure(file) }),
-      (stream) =>
-        closed(stream).pipe(Effect.zipRight(complete ? Effect.void : Effect.promise(() => fs.promises.rm(partial, { force: true }))))
+    const output = yield* Effect.acquireRelease(Effect.try({ try: () => fs.createWriteStream(partial), catch: failure(file) }), (stream) =>
+      closed(stream).pipe(Effect.zipRight(complete ? Effect.void : Effect.promise(() => fs.promises.rm(partial, { force: true }))))
     )
     const writer = new ZipWriter(Writable.toWeb(output), password === null ? {} : { password, encryptionStrength: 3 })
 

@@ -9,7 +9,11 @@ export type QueryOptions = Pick<BatchSearchRow, "phraseMatches" | "fuzziness" | 
  */
 export const queryText = (query: string, options: Pick<QueryOptions, "phraseMatches" | "fuzziness">) => {
   if (options.phraseMatches) return options.fuzziness > 0 ? `"${query}"~${options.fuzziness}` : `"${query}"`
-  if (options.fuzziness > 0) return query.split(" ").map((token) => (token === "" ? token : `${token}~${options.fuzziness}`)).join(" ")
+  if (options.fuzziness > 0)
+    return query
+      .split(" ")
+      .map((token) => (token === "" ? token : `${token}~${options.fuzziness}`))
+      .join(" ")
   return query
 }
 
@@ -46,7 +50,8 @@ export interface Hit {
   readonly creationDate: Date | null
 }
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {})
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {}
 const text = (value: unknown) => (typeof value === "string" ? value : null)
 
 /** The value of `tika_metadata_dcterms_created` read as a date; null when absent or not a date. */

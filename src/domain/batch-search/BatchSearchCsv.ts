@@ -10,7 +10,9 @@ export const maxQueries = 60_000
 const unquoteCell = (line: string) => line.slice(1, -1).replace(/""/g, '"')
 
 /** Queries of two characters or more, each once at its first position. */
-export const usableQueries = (queries: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(queries.filter((query) => query.length >= 2))]
+export const usableQueries = (queries: ReadonlyArray<string>): ReadonlyArray<string> => [
+  ...new Set(queries.filter((query) => query.length >= 2))
+]
 
 /**
  * The queries of an uploaded CSV: one per line (LF or CRLF), a leading byte-order mark
@@ -26,7 +28,8 @@ export const parseQueries = (csv: string, phraseMatches: boolean): ReadonlyArray
 }
 
 /** The header of the results CSV, exactly as the reference writes it (spaces after the first two commas). */
-export const resultsCsvHeader = '"query", "documentUrl", "documentId","rootId","contentType","contentLength","documentPath","creationDate","documentNumber"\n'
+export const resultsCsvHeader =
+  '"query", "documentUrl", "documentId","rootId","contentType","contentLength","documentPath","creationDate","documentNumber"\n'
 
 const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

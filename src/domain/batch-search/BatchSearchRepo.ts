@@ -1,7 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect } from "effect"
 import type { Hit } from "./BatchQuery.ts"
-import type { BatchSearchFilter, BatchSearchResultRow, BatchSearchRow, BatchSearchState, NewBatchSearch, ResultsFilter } from "./BatchSearch.ts"
+import type {
+  BatchSearchFilter,
+  BatchSearchResultRow,
+  BatchSearchRow,
+  BatchSearchState,
+  NewBatchSearch,
+  ResultsFilter
+} from "./BatchSearch.ts"
 
 /** Rows per INSERT of queries or results: 12 parameters a row stays far below PostgreSQL's 65535 a statement. */
 const rowsPerInsert = 2_000
@@ -58,10 +65,14 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
           ${search.fuzziness}, ${search.fileTypes}::text[], ${search.paths}::text[], ${search.tags}::text[], ${search.queries.length})`
       yield* sql`INSERT INTO batch_search_projects (search_uuid, project_id)
         SELECT ${uuid}, value FROM unnest(${search.projects}::text[]) AS value ON CONFLICT DO NOTHING`
-      yield* Effect.forEach(Arr.chunksOf(search.queries, rowsPerInsert), (chunk, chunkIndex) =>
-        sql`INSERT INTO batch_search_queries (search_uuid, query_number, query)
+      yield* Effect.forEach(
+        Arr.chunksOf(search.queries, rowsPerInsert),
+        (chunk, chunkIndex) =>
+          sql`INSERT INTO batch_search_queries (search_uuid, query_number, query)
           SELECT ${uuid}, ${chunkIndex * rowsPerInsert} + ordinality - 1, query
-          FROM unnest(${chunk}::text[]) WITH ORDINALITY AS q(query, ordinality)`, { discard: true })
+          FROM unnest(${chunk}::text[]) WITH ORDINALITY AS q(query, ordinality)`,
+        { discard: true }
+      )
     }, Effect.orDie)
 
     const find = Effect.fn("BatchSearchRepo.find")(function* (uuid: string) {
@@ -103,7 +114,8 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
             : sql`${sql(`b.${filter.sort}`)} ${direction}, b.batch_date DESC`
       const size = filter.size ?? 0
       const paging = size > 0 ? sql`LIMIT ${size} OFFSET ${filter.from ?? 0}` : sql`OFFSET ${filter.from ?? 0}`
-      const items = yield* sql<BatchSearchRow>`SELECT ${columns} FROM batch_searches b WHERE ${conditions} ORDER BY ${order}, b.uuid ${paging}`
+      const items =
+        yield* sql<BatchSearchRow>`SELECT ${columns} FROM batch_searches b WHERE ${conditions} ORDER BY ${order}, b.uuid ${paging}`
       const total = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM batch_searches b WHERE ${conditions}`
       return { items, total: total[0]?.total ?? 0 }
     }, Effect.orDie)
@@ -126,8 +138,13 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       const direction = sql.literal(filter.sort === undefined || filter.order?.toLowerCase() !== "desc" ? "ASC" : "DESC")
       const selected = filter.queries ?? []
       const queryCondition =
-        selected.length === 0 ? sql`TRUE` : filter.queriesExcluded === true ? sql`NOT query = ANY(${selected}::text[])` : sql`query = ANY(${selected}::text[])`
-      const typeCondition = (filter.contentTypes ?? []).length > 0 ? sql`content_type = ANY(${filter.contentTypes ?? []}::text[])` : sql`TRUE`
+        selected.length === 0
+          ? sql`TRUE`
+          : filter.queriesExcluded === true
+            ? sql`NOT query = ANY(${selected}::text[])`
+            : sql`query = ANY(${selected}::text[])`
+      const typeCondition =
+        (filter.contentTypes ?? []).length > 0 ? sql`content_type = ANY(${filter.contentTypes ?? []}::text[])` : sql`TRUE`
       const order =
         filter.sort === undefined || filter.sort === "doc_nb"
           ? sql`query_number ${direction}, doc_nb ${direction}`
@@ -150,8 +167,13 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
     ) {
       const selected = selection.queries ?? []
       const queryCondition =
-        selected.length === 0 ? sql`TRUE` : selection.queriesExcluded === true ? sql`NOT query = ANY(${selected}::text[])` : sql`query = ANY(${selected}::text[])`
-      const typeCondition = (selection.contentTypes ?? []).length > 0 ? sql`content_type = ANY(${selection.contentTypes ?? []}::text[])` : sql`TRUE`
+        selected.length === 0
+          ? sql`TRUE`
+          : selection.queriesExcluded === true
+            ? sql`NOT query = ANY(${selected}::text[])`
+            : sql`query = ANY(${selected}::text[])`
+      const typeCondition =
+        (selection.contentTypes ?? []).length > 0 ? sql`content_type = ANY(${selection.contentTypes ?? []}::text[])` : sql`TRUE`
       const afterCondition = after === undefined ? sql`TRUE` : sql`(query_number, doc_nb) > (${after.queryNumber}, ${after.docNb})`
       return yield* sql<BatchSearchResultRow & ResultKey>`SELECT query_number AS "queryNumber", query, doc_nb AS "docNb", doc_id AS "docId",
           root_id AS "rootId", doc_path AS "docPath", creation_date AS "creationDate", content_type AS "contentType",
@@ -161,14 +183,17 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
     }, Effect.orDie)
 
     const setPublished = Effect.fn("BatchSearchRepo.setPublished")(function* (uuid: string, userId: string, published: boolean) {
-      const rows = yield* sql`UPDATE batch_searches SET published = ${published} WHERE uuid = ${uuid} AND user_id = ${userId} RETURNING uuid`
+      const rows =
+        yield* sql`UPDATE batch_searches SET published = ${published} WHERE uuid = ${uuid} AND user_id = ${userId} RETURNING uuid`
       return rows.length > 0
     }, Effect.orDie)
 
     /** Deletes the user's batch searches (with their children) but never a running one; answers the uuids deleted. */
     const remove = Effect.fn("BatchSearchRepo.remove")(function* (userId: string, uuid?: string) {
       const one = uuid === undefined ? sql`TRUE` : sql`uuid = ${uuid}`
-      const rows = yield* sql<{ uuid: string }>`DELETE FROM batch_searches WHERE user_id = ${userId} AND ${one} AND state <> 'RUNNING' RETURNING uuid`
+      const rows = yield* sql<{
+        uuid: string
+      }>`DELETE FROM batch_searches WHERE user_id = ${userId} AND ${one} AND state <> 'RUNNING' RETURNING uuid`
       return rows.map((row) => row.uuid)
     }, Effect.orDie)
 
@@ -192,8 +217,15 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       if (rows.length === 0) return
       yield* sql`INSERT INTO batch_search_results (search_uuid, query_number, query, doc_nb, doc_id, root_id, doc_path, creation_date,
           content_type, content_length, prj_id)
-        VALUES ${sql.join(",", false)(rows.map(({ queryNumber, query, rank, hit }) => sql`(${uuid}, ${queryNumber}, ${query}, ${rank}, ${hit.id},
-          ${hit.rootId}, ${hit.path}, ${hit.creationDate}, ${hit.contentType}, ${hit.contentLength}, ${hit.project})`))}`
+        VALUES ${sql.join(
+          ",",
+          false
+        )(
+          rows.map(
+            ({ queryNumber, query, rank, hit }) => sql`(${uuid}, ${queryNumber}, ${query}, ${rank}, ${hit.id},
+          ${hit.rootId}, ${hit.path}, ${hit.creationDate}, ${hit.contentType}, ${hit.contentLength}, ${hit.project})`
+          )
+        )}`
     }, Effect.orDie)
 
     /** Result counts of queries, and the batch's total made again from its queries'. */
@@ -224,12 +256,25 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
     }, Effect.orDie)
 
     return {
-      insert, find, listVisible, filter, queries, results, resultPage, setPublished, remove,
-      pendingQueries, start, resultCount, insertResults, setQueryResults, finish, failStopped
+      insert,
+      find,
+      listVisible,
+      filter,
+      queries,
+      results,
+      resultPage,
+      setPublished,
+      remove,
+      pendingQueries,
+      start,
+      resultCount,
+      insertResults,
+      setQueryResults,
+      finish,
+      failStopped
     }
   })
 }) {}
 
 /** The column a `field` filter names: the seed's filterable columns only. */
 const fieldColumn = (field: string) => `b.${["name", "description", "user_id", "state"].includes(field) ? field : "name"}`
-

@@ -17,7 +17,14 @@ import {
   type ResultsFilter
 } from "./BatchSearch.ts"
 import { maxQueries, parseQueries, resultsCsvHeader, resultsCsvLine, usableQueries } from "./BatchSearchCsv.ts"
-import { BatchSearchForbidden, BatchSearchNotFound, BatchSearchNotShared, InvalidBatchSearch, TooManyQueries, UnknownQueryColumn } from "./BatchSearchErrors.ts"
+import {
+  BatchSearchForbidden,
+  BatchSearchNotFound,
+  BatchSearchNotShared,
+  InvalidBatchSearch,
+  TooManyQueries,
+  UnknownQueryColumn
+} from "./BatchSearchErrors.ts"
 import { BatchSearchRepo, type ResultKey, type ResultSelection, type Viewer } from "./BatchSearchRepo.ts"
 
 /** How often a followed results stream looks for the results of a running batch search. */
@@ -95,7 +102,8 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
       if (holdsNul([options, candidates])) return yield* new InvalidBatchSearch({ reason: nulRefusal })
       const queries = usableQueries(candidates)
       if (queries.length >= maxQueries) return yield* new TooManyQueries({ count: queries.length, limit: maxQueries })
-      if (queries.length === 0) return yield* new InvalidBatchSearch({ reason: "the batch search holds no query of two characters or more" })
+      if (queries.length === 0)
+        return yield* new InvalidBatchSearch({ reason: "the batch search holds no query of two characters or more" })
       const { name, description, ...rest } = options
       return yield* save({ ...rest, name, description: description ?? "", userId, projects, queries })
     })
@@ -103,7 +111,8 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
     const create = Effect.fn("BatchSearches.create")(function* (projects: ReadonlyArray<string>, form: CreationForm, userId: string) {
       const { csv, ...options } = form
       // A missing name is reported before a missing file, as the reference does.
-      if (csv === undefined && options.name !== undefined && options.name.trim() !== "") return yield* new InvalidBatchSearch({ reason: "csvFile is required" })
+      if (csv === undefined && options.name !== undefined && options.name.trim() !== "")
+        return yield* new InvalidBatchSearch({ reason: "csvFile is required" })
       return yield* createFromQueries(projects, options, parseQueries(csv ?? "", form.phraseMatches), userId)
     })
 
@@ -132,7 +141,9 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
 
     /** 403 unless the viewer may use every project of the batch search, as lists show only those (issue 22). */
     const requireProjects = (row: BatchSearchRow, viewer: Viewer) =>
-      row.projects.every((project) => viewer.projects.includes(project)) ? Effect.succeed(row) : Effect.fail(new BatchSearchForbidden({ uuid: row.uuid }))
+      row.projects.every((project) => viewer.projects.includes(project))
+        ? Effect.succeed(row)
+        : Effect.fail(new BatchSearchForbidden({ uuid: row.uuid }))
 
     /**
      * A batch search its owner, or anyone once published, may read; 404 otherwise, as if it did not exist. 403 when
@@ -141,7 +152,10 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
     const visible = (uuid: string, viewer: Viewer) =>
       repo.find(uuid).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(new BatchSearchNotFound({ uuid })), onSome: Effect.succeed })),
-        Effect.filterOrFail((row) => row.userId === viewer.userId || row.published, () => new BatchSearchNotFound({ uuid })),
+        Effect.filterOrFail(
+          (row) => row.userId === viewer.userId || row.published,
+          () => new BatchSearchNotFound({ uuid })
+        ),
         Effect.flatMap((row) => requireProjects(row, viewer))
       )
 
@@ -164,8 +178,12 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
 
     /** Queries with their result counts; an unknown batch search has none. */
     const queries = Effect.fn("BatchSearches.queries")(function* (uuid: string, request: QueriesRequest, viewer: Viewer) {
-      if (!(queryColumns as ReadonlyArray<string>).includes(request.orderBy)) return yield* new UnknownQueryColumn({ column: request.orderBy })
-      const known = yield* visible(uuid, viewer).pipe(Effect.asSome, Effect.catchTag("BatchSearchNotFound", () => Effect.succeedNone))
+      if (!(queryColumns as ReadonlyArray<string>).includes(request.orderBy))
+        return yield* new UnknownQueryColumn({ column: request.orderBy })
+      const known = yield* visible(uuid, viewer).pipe(
+        Effect.asSome,
+        Effect.catchTag("BatchSearchNotFound", () => Effect.succeedNone)
+      )
       return Option.isNone(known) ? [] : yield* repo.queries(uuid, request)
     })
 
@@ -195,7 +213,10 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
       options: { readonly pageSize: number; readonly follow: boolean }
     ) {
       if (Option.isNone(yield* readableResults(uuid, viewer))) return yield* new BatchSearchNotFound({ uuid })
-      const running = Effect.map(repo.find(uuid), Option.exists((row) => row.state === "QUEUED" || row.state === "RUNNING"))
+      const running = Effect.map(
+        repo.find(uuid),
+        Option.exists((row) => row.state === "QUEUED" || row.state === "RUNNING")
+      )
       const page = (after: ResultKey | undefined) =>
         Effect.gen(function* () {
           for (;;) {

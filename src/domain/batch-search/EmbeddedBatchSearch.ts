@@ -48,7 +48,9 @@ const lowercase = (text: string) => text.toLowerCase()
 const wordsPart = (text: string): EmbeddedPart | undefined => {
   const content = indexableWords(text, fold)
   const metadata = indexableWords(text, lowercase)
-  return content === undefined || metadata === undefined ? undefined : { content: anyOrAllQuery(content, "or"), metadata: anyOrAllQuery(metadata, "or"), text }
+  return content === undefined || metadata === undefined
+    ? undefined
+    : { content: anyOrAllQuery(content, "or"), metadata: anyOrAllQuery(metadata, "or"), text }
 }
 
 /** A phrase with `slop`: one word is a plain word query. */
@@ -60,7 +62,12 @@ const phrasePart = (text: string, slop: number): EmbeddedPart | undefined => {
   return { content: tsquery(content), metadata: tsquery(metadata), text }
 }
 
-const operators = new Map([["AND", "all"], ["&&", "all"], ["OR", "any"], ["||", "any"]] as const)
+const operators = new Map([
+  ["AND", "all"],
+  ["&&", "all"],
+  ["OR", "any"],
+  ["||", "any"]
+] as const)
 
 /**
  * The plain reading of a CSV line (see `queryText` in BatchQuery.ts for how the reference builds it), or undefined
@@ -153,7 +160,11 @@ const searchShape = (
     const condition = first.plan.required === "all" ? sql`(${sql.and(indices.map(partMatch))}) IS TRUE` : sql.literal("true")
     const filters = [
       ...(options.fileTypes.length > 0 ? [sql`d.content_type = ANY(${options.fileTypes}::text[])`] : []),
-      ...(options.tags.length > 0 ? [sql`EXISTS (SELECT 1 FROM unnest(d.tags) AS t(tag) WHERE lower(t.tag) = ANY(${options.tags.map((tag) => tag.toLowerCase())}::text[]))`] : []),
+      ...(options.tags.length > 0
+        ? [
+            sql`EXISTS (SELECT 1 FROM unnest(d.tags) AS t(tag) WHERE lower(t.tag) = ANY(${options.tags.map((tag) => tag.toLowerCase())}::text[]))`
+          ]
+        : []),
       ...options.paths.map((path) => sql`d.dirname_tree && ${[path]}::text[]`)
     ]
     const filterScores = sql.literal(filters.map(() => " + 1").join(""))

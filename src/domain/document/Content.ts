@@ -44,7 +44,9 @@ export const sliceBounds = (
     const offset = yield* integerParameter("offset", offsetParameter)
     const limit = yield* integerParameter("limit", limitParameter)
     if (offset < 0 || limit < 0) {
-      return yield* Either.left(new InvalidContentRequest({ reason: `offset or limit should not be negative (offset=${offset}, limit=${limit})` }))
+      return yield* Either.left(
+        new InvalidContentRequest({ reason: `offset or limit should not be negative (offset=${offset}, limit=${limit})` })
+      )
     }
     if (offset + limit > length) {
       return yield* Either.left(

@@ -17,7 +17,8 @@ export const maxTagRows = 100_000
 /** Distinct ids, each 1 to 96 characters (the width of a document id). */
 export const checkIds = (ids: ReadonlyArray<string>, name = "document ids") =>
   Effect.gen(function* () {
-    if (ids.length > maxDocumentIds) return yield* new TooManyMarks({ reason: `at most ${maxDocumentIds} ${name} per request, not ${ids.length}` })
+    if (ids.length > maxDocumentIds)
+      return yield* new TooManyMarks({ reason: `at most ${maxDocumentIds} ${name} per request, not ${ids.length}` })
     if (ids.some((id) => id.length === 0 || id.length > 96)) return yield* new InvalidMarks({ reason: `${name} are 1 to 96 characters` })
     return [...new Set(ids)]
   })
@@ -60,7 +61,10 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
     const starredDocuments = Effect.fn("DocumentMarks.starredDocuments")(function* (caller: ProjectCaller) {
       const stars = yield* repo.starsOf(caller.login, caller.grantedProjects)
       const documents = yield* Effect.forEach(stars, (star) =>
-        Effect.map(index.get(star.project, star.docId), Option.map((document) => legacyStarredDocument(star.project, document)))
+        Effect.map(
+          index.get(star.project, star.docId),
+          Option.map((document) => legacyStarredDocument(star.project, document))
+        )
       )
       return documents.flatMap(Option.toArray)
     })
@@ -153,7 +157,11 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       return rows.map((row): LegacyTag => ({ label: row.label, creationDate: legacyDate(row.creationDate), user: userFromId(row.userId) }))
     })
 
-    const taggedWith = Effect.fn("DocumentMarks.taggedWith")(function* (project: string, tags: ReadonlyArray<string>, caller: ProjectCaller) {
+    const taggedWith = Effect.fn("DocumentMarks.taggedWith")(function* (
+      project: string,
+      tags: ReadonlyArray<string>,
+      caller: ProjectCaller
+    ) {
       yield* requireGranted(project, caller)
       return yield* repo.taggedWithAny(project, yield* checkTags(tags))
     })
@@ -163,12 +171,20 @@ export class DocumentMarks extends Effect.Service<DocumentMarks>()("quarry/Docum
       return yield* repo.recommend(project, yield* checkIds(ids), caller.login)
     })
 
-    const unrecommend = Effect.fn("DocumentMarks.unrecommend")(function* (project: string, ids: ReadonlyArray<string>, caller: ProjectCaller) {
+    const unrecommend = Effect.fn("DocumentMarks.unrecommend")(function* (
+      project: string,
+      ids: ReadonlyArray<string>,
+      caller: ProjectCaller
+    ) {
       yield* requireGranted(project, caller)
       return yield* repo.unrecommend(project, yield* checkIds(ids), caller.login)
     })
 
-    const recommendedBy = Effect.fn("DocumentMarks.recommendedBy")(function* (project: string, users: ReadonlyArray<string>, caller: ProjectCaller) {
+    const recommendedBy = Effect.fn("DocumentMarks.recommendedBy")(function* (
+      project: string,
+      users: ReadonlyArray<string>,
+      caller: ProjectCaller
+    ) {
       yield* requireGranted(project, caller)
       return yield* repo.recommendedBy(project, yield* checkIds(users, "user ids"))
     })

@@ -70,7 +70,9 @@ export class DocumentMarksRepo extends Effect.Service<DocumentMarksRepo>()("quar
 
     const recommendedBy = (project: string, users: ReadonlyArray<string>) =>
       sql<{ docId: string }>`SELECT DISTINCT doc_id AS "docId" FROM document_recommendations
-          WHERE project = ${project} AND user_id = ANY(${users}::text[]) ORDER BY 1`.pipe(Effect.map((rows) => rows.map((row) => row.docId)))
+          WHERE project = ${project} AND user_id = ANY(${users}::text[]) ORDER BY 1`.pipe(
+        Effect.map((rows) => rows.map((row) => row.docId))
+      )
 
     /** Recommendations of a project, optionally only of some documents: per user, and distinct documents overall. */
     const recommenders = (project: string, docIds: ReadonlyArray<string> | undefined) =>
@@ -86,6 +88,19 @@ export class DocumentMarksRepo extends Effect.Service<DocumentMarksRepo>()("quar
         return { users, totalCount: total[0]?.total ?? 0 }
       })
 
-    return dieOnSqlErrors({ star, unstar, starredIds, starsOf, addTags, removeTags, tagsOf, taggedWithAny, recommend, unrecommend, recommendedBy, recommenders })
+    return dieOnSqlErrors({
+      star,
+      unstar,
+      starredIds,
+      starsOf,
+      addTags,
+      removeTags,
+      tagsOf,
+      taggedWithAny,
+      recommend,
+      unrecommend,
+      recommendedBy,
+      recommenders
+    })
   })
 }) {}

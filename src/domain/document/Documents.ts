@@ -7,7 +7,14 @@ import { extensionFor } from "../../extract/ContentType.ts"
 import { Extractor } from "../../extract/Extractor.ts"
 import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
 import { maskAllows, occurrences, slice, sliceBounds } from "./Content.ts"
-import { DocumentForbidden, DocumentNotFound, EmptyContentQuery, InvalidContentRequest, SourceMissing, TranslationNotFound } from "./DocumentErrors.ts"
+import {
+  DocumentForbidden,
+  DocumentNotFound,
+  EmptyContentQuery,
+  InvalidContentRequest,
+  SourceMissing,
+  TranslationNotFound
+} from "./DocumentErrors.ts"
 
 /** Who asks, as the access rules need it: a document is read only in a project the caller may read. */
 export interface Caller {
@@ -38,9 +45,9 @@ export class Documents extends Effect.Service<Documents>()("quarry/Documents", {
 
     /** Without routing the id alone finds the document, as a get on the reference's single-shard index does. */
     const find = (project: string, id: string, routing: string | undefined) =>
-      index.get(project, id, routing === undefined || routing === "" ? undefined : routing).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(new DocumentNotFound({ project, id })), onSome: Effect.succeed }))
-      )
+      index
+        .get(project, id, routing === undefined || routing === "" ? undefined : routing)
+        .pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(new DocumentNotFound({ project, id })), onSome: Effect.succeed })))
 
     /** Only projects with a row have a mask; the others allow every address. */
     const requireAllowedAddress = (project: string, caller: Caller) =>
@@ -79,17 +86,30 @@ export class Documents extends Effect.Service<Documents>()("quarry/Documents", {
         Effect.filterOrFail((info) => info.isFile()),
         Effect.mapError(() => new SourceMissing({ path: document.path, reason: "the file is missing" }))
       )
-      return { _tag: "File", path: document.path, size: info.size, contentType: servedType(document.contentType), fileName: path.basename(document.path) } satisfies DocumentSource
+      return {
+        _tag: "File",
+        path: document.path,
+        size: info.size,
+        contentType: servedType(document.contentType),
+        fileName: path.basename(document.path)
+      } satisfies DocumentSource
     })
 
     /** Reference-only: no translations are stored, so any target language other than the original is missing. */
     const textOf = (document: IndexedDocument, targetLanguage: string | undefined) =>
-      isOriginal(targetLanguage) ? Effect.succeed(document.content) : Effect.fail(new TranslationNotFound({ targetLanguage: targetLanguage ?? "" }))
+      isOriginal(targetLanguage)
+        ? Effect.succeed(document.content)
+        : Effect.fail(new TranslationNotFound({ targetLanguage: targetLanguage ?? "" }))
 
     const content = Effect.fn("Documents.content")(function* (
       project: string,
       id: string,
-      request: { routing?: string | undefined; offset?: string | undefined; limit?: string | undefined; targetLanguage?: string | undefined },
+      request: {
+        routing?: string | undefined
+        offset?: string | undefined
+        limit?: string | undefined
+        targetLanguage?: string | undefined
+      },
       caller: Caller
     ) {
       yield* requireGranted(project, caller)

@@ -6,7 +6,9 @@ import { LegacyUser } from "../user/User.ts"
 export const userFromId = (id: string): LegacyUser => ({ id, name: null, email: null, provider: "local", details: {} })
 
 /** A tag of a document. */
-export const LegacyTag = Schema.Struct({ label: Schema.String, creationDate: Schema.String, user: LegacyUser }).annotations({ identifier: "Tag" })
+export const LegacyTag = Schema.Struct({ label: Schema.String, creationDate: Schema.String, user: LegacyUser }).annotations({
+  identifier: "Tag"
+})
 export type LegacyTag = typeof LegacyTag.Type
 
 /** Who recommended documents of a project, with counts. */

@@ -25,7 +25,9 @@ export const LegacyHistoryEvent = Schema.Struct({
   uri: Schema.String
 }).annotations({ identifier: "HistoryEvent" })
 
-export const HistoryList = Schema.Struct({ items: Schema.Array(LegacyHistoryEvent), total: Schema.Number }).annotations({ identifier: "HistoryList" })
+export const HistoryList = Schema.Struct({ items: Schema.Array(LegacyHistoryEvent), total: Schema.Number }).annotations({
+  identifier: "HistoryList"
+})
 export type HistoryList = typeof HistoryList.Type
 
 /** Columns a list may be sorted by, under both the seed's camelCase names and the reference's column names. */

@@ -32,8 +32,10 @@ export class UserHistory extends Effect.Service<UserHistory>()("quarry/UserHisto
 
     /** Adds the event, or refreshes the caller's event of the same uri; its projects must be the caller's. */
     const record = Effect.fn("UserHistory.record")(function* (caller: ProjectCaller, event: HistoryEventInput) {
-      if (event.uri === "" || event.uri.length > maxUriLength) return yield* new InvalidHistoryRequest({ reason: `uri is 1 to ${maxUriLength} characters` })
-      if (event.projectIds.length > maxProjectIds) return yield* new InvalidHistoryRequest({ reason: `at most ${maxProjectIds} projectIds` })
+      if (event.uri === "" || event.uri.length > maxUriLength)
+        return yield* new InvalidHistoryRequest({ reason: `uri is 1 to ${maxUriLength} characters` })
+      if (event.projectIds.length > maxProjectIds)
+        return yield* new InvalidHistoryRequest({ reason: `at most ${maxProjectIds} projectIds` })
       const projects = [...new Set(event.projectIds)]
       yield* Effect.forEach(projects, (project) => requireGranted(project, caller), { discard: true })
       yield* inTransaction(

@@ -6,7 +6,19 @@ import type { ScanOptions } from "./IngestOptions.ts"
 import { isWithin } from "../PathGuard.ts"
 
 /** Files operating systems leave in folders; never documents. */
-const osFileNames = new Set([".ds_store", "thumbs.db", "ehthumbs.db", "desktop.ini", ".localized", "icon\r", ".spotlight-v100", ".trashes", ".fseventsd", "$recycle.bin", "system volume information"])
+const osFileNames = new Set([
+  ".ds_store",
+  "thumbs.db",
+  "ehthumbs.db",
+  "desktop.ini",
+  ".localized",
+  "icon\r",
+  ".spotlight-v100",
+  ".trashes",
+  ".fseventsd",
+  "$recycle.bin",
+  "system volume information"
+])
 
 export const isOsFile = (name: string) => osFileNames.has(name.toLowerCase()) || name.startsWith("._")
 
@@ -33,7 +45,10 @@ export const globToRegExp = (glob: string): RegExp => {
       const end = source.indexOf("]", i + 1)
       if (end < 0) out += "\\["
       else {
-        out += `[${source.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`
+        out += `[${source
+          .slice(i + 1, end)
+          .replace(/^!/, "^")
+          .replace(/\\/g, "\\\\")}]`
         i = end
       }
     } else if (char === "{") {

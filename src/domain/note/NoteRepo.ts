@@ -23,7 +23,9 @@ export class NoteRepo extends Effect.Service<NoteRepo>()("quarry/NoteRepo", {
         RETURNING (xmax = 0) AS created`.pipe(Effect.map((rows) => rows[0]?.created === true))
 
     const remove = (project: string, path: string) =>
-      sql`DELETE FROM notes WHERE project = ${project} AND md5(path) = md5(${path}) AND path = ${path} RETURNING path`.pipe(Effect.map((rows) => rows.length > 0))
+      sql`DELETE FROM notes WHERE project = ${project} AND md5(path) = md5(${path}) AND path = ${path} RETURNING path`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
 
     return dieOnSqlErrors({ list, upsert, remove })
   })

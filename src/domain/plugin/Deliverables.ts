@@ -62,7 +62,10 @@ const resolveRequest = (kind: DeliverableKind, registry: Registry, id: string | 
       : Effect.succeed(fromRegistry(entry))
   }
   return Effect.fail(
-    new InvalidDeliverableRequest({ reason: url === undefined || url === "" ? "id or url is required" : `url must be an http:// or https:// URL, not ${JSON.stringify(url)}` })
+    new InvalidDeliverableRequest({
+      reason:
+        url === undefined || url === "" ? "id or url is required" : `url must be an http:// or https:// URL, not ${JSON.stringify(url)}`
+    })
   )
 }
 
@@ -71,7 +74,14 @@ const verifyExtension = (url: string, file: string, extension: string) =>
   Effect.gen(function* () {
     const head = yield* readHead(file)
     if (head.length === 0) return yield* new DeliverableRefused({ url, reason: "the download is empty" })
-    const expected = extension === ".jar" || extension === ".zip" ? "zip" : extension === ".tgz" || extension === ".tar.gz" ? "tar.gz" : extension === ".tar" ? "tar" : undefined
+    const expected =
+      extension === ".jar" || extension === ".zip"
+        ? "zip"
+        : extension === ".tgz" || extension === ".tar.gz"
+          ? "tar.gz"
+          : extension === ".tar"
+            ? "tar"
+            : undefined
     if (expected !== undefined && detectFormat(head) !== expected) {
       return yield* new DeliverableRefused({ url, reason: `the download is not the ${extension} archive its name says` })
     }
@@ -116,7 +126,10 @@ export class Deliverables extends Effect.Service<Deliverables>()("quarry/Deliver
           const downloaded = path.join(staging, "download")
           const saved = yield* download(wanted.url, downloaded, limits)
           if (wanted.sha256 !== undefined && saved.sha256 !== wanted.sha256) {
-            return yield* new DeliverableRefused({ url: wanted.url, reason: `its SHA-256 ${saved.sha256} is not the registry's ${wanted.sha256}` })
+            return yield* new DeliverableRefused({
+              url: wanted.url,
+              reason: `its SHA-256 ${saved.sha256} is not the registry's ${wanted.sha256}`
+            })
           }
           if (kind === "extension") {
             const extension = fileExtension(urlFileName(wanted.url))

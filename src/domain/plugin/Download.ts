@@ -86,7 +86,9 @@ export const download = (url: string, file: string, limits: DownloadLimits) =>
             ? Effect.fail(new DeliverableNotFound({ reason: `${url} answered 404 Not Found` }))
             : Effect.fail(new DownloadFailed({ url, reason: `the server answered ${outcome.status}` }))
         case "TooLarge":
-          return Effect.fail(new DeliverableRefused({ url, reason: `larger than the ${limits.maxBytes} bytes allowed (deliverableMaxSize)` }))
+          return Effect.fail(
+            new DeliverableRefused({ url, reason: `larger than the ${limits.maxBytes} bytes allowed (deliverableMaxSize)` })
+          )
         case "TimedOut":
           return Effect.fail(new DownloadTimedOut({ url, seconds: limits.timeoutSeconds }))
         case "Unreachable":

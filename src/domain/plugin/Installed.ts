@@ -1,7 +1,14 @@
 import * as fs from "node:fs/promises"
 import { Effect } from "effect"
 import { describe } from "../../extract/ExtractErrors.ts"
-import { compareVersions, type DeliverableKind, type DeliverablePackage, type InstalledItem, parseName, type RegistryEntry } from "./Deliverable.ts"
+import {
+  compareVersions,
+  type DeliverableKind,
+  type DeliverablePackage,
+  type InstalledItem,
+  parseName,
+  type RegistryEntry
+} from "./Deliverable.ts"
 import { DeliverableFilesystemError } from "./DeliverableErrors.ts"
 import type { Registry } from "./Registry.ts"
 
@@ -18,7 +25,9 @@ export const listInstalled = (dir: string, kind: DeliverableKind) =>
     catch: (error) => error as NodeJS.ErrnoException
   }).pipe(
     Effect.catchAll((error) =>
-      error.code === "ENOENT" ? Effect.succeed([]) : Effect.fail(new DeliverableFilesystemError({ action: `list ${dir}`, reason: describe(error) }))
+      error.code === "ENOENT"
+        ? Effect.succeed([])
+        : Effect.fail(new DeliverableFilesystemError({ action: `list ${dir}`, reason: describe(error) }))
     ),
     Effect.map((entries): ReadonlyArray<InstalledItem> =>
       entries
@@ -41,7 +50,12 @@ const registryView = (entry: RegistryEntry) => ({
  * One package: the registry's description of it (name, type) with the installed copy's version. A package
  * absent from the registry is named after its id, with the kind's default type.
  */
-const packageView = (kind: DeliverableKind, id: string, entry: RegistryEntry | undefined, installed: InstalledItem | undefined): DeliverablePackage => ({
+const packageView = (
+  kind: DeliverableKind,
+  id: string,
+  entry: RegistryEntry | undefined,
+  installed: InstalledItem | undefined
+): DeliverablePackage => ({
   deliverableFromRegistry: entry === undefined ? null : registryView(entry),
   installed: installed !== undefined,
   id,

@@ -24,7 +24,12 @@ export interface PluginAssets {
 }
 
 const isFile = (file: string) =>
-  Effect.promise(() => fs.stat(file).then((stats) => stats.isFile(), () => false))
+  Effect.promise(() =>
+    fs.stat(file).then(
+      (stats) => stats.isFile(),
+      () => false
+    )
+  )
 
 /** `/plugins/<dir>/<file>` for a file named relative to its plugin's directory; none when it would leave it. */
 const assetUrl = (dir: string, file: string): Option.Option<string> => {
@@ -44,7 +49,10 @@ const readPackage = (pluginDir: string) =>
           Schema.decodeUnknown(Schema.parseJson(PluginPackage))(text).pipe(
             Effect.map(Option.some),
             Effect.catchAll((error) =>
-              Effect.as(Effect.logWarning(`plugin ${pluginDir} skipped: its package.json is not usable`, error.message), Option.none<PluginPackage>())
+              Effect.as(
+                Effect.logWarning(`plugin ${pluginDir} skipped: its package.json is not usable`, error.message),
+                Option.none<PluginPackage>()
+              )
             )
           )
       })

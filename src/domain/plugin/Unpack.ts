@@ -62,14 +62,23 @@ const writeEntry = (target: string, source: NodeJS.ReadableStream) =>
   })
 
 /** Checks one entry against the limits and the root; answers where to write it. */
-const admit = (url: string, root: string, name: string, declaredSize: number, totals: { bytes: number; entries: number }, limits: UnpackLimits) => {
+const admit = (
+  url: string,
+  root: string,
+  name: string,
+  declaredSize: number,
+  totals: { bytes: number; entries: number },
+  limits: UnpackLimits
+) => {
   const refuse = (reason: string) => Effect.fail(new DeliverableRefused({ url, reason }))
   totals.entries += 1
   totals.bytes += declaredSize
   if (totals.entries > limits.maxEntries) return refuse(`more than ${limits.maxEntries} entries`)
   if (totals.bytes > limits.maxBytes) return refuse(`unpacks to more than ${limits.maxBytes} bytes (deliverableMaxSize)`)
   const target = safeTarget(root, name)
-  return target === undefined ? refuse(`the entry ${JSON.stringify(name)} would be written outside the plugin directory`) : Effect.succeed(target)
+  return target === undefined
+    ? refuse(`the entry ${JSON.stringify(name)} would be written outside the plugin directory`)
+    : Effect.succeed(target)
 }
 
 const symbolicLinkMode = 0o120000
@@ -82,7 +91,11 @@ const openZip = (url: string, file: string) =>
   Effect.acquireRelease(
     Effect.async<yauzl.ZipFile, DeliverableRefused>((resume) =>
       yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (error, zip) =>
-        resume(zip === undefined || error !== null ? Effect.fail(new DeliverableRefused({ url, reason: `not a readable zip archive: ${describe(error)}` })) : Effect.succeed(zip))
+        resume(
+          zip === undefined || error !== null
+            ? Effect.fail(new DeliverableRefused({ url, reason: `not a readable zip archive: ${describe(error)}` }))
+            : Effect.succeed(zip)
+        )
       )
     ),
     (zip) => Effect.sync(() => zip.close())

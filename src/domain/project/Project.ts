@@ -44,7 +44,10 @@ export const ProjectFields = {
 }
 
 /** The body of POST /api/project/ and PUT /api/project/:id: a Project object, or a bare project name. */
-export const ProjectInput = Schema.Union(Schema.String, Schema.Struct({ name: optionalText, sourcePath: optionalText, ...ProjectFields })).annotations({ identifier: "ProjectInput" })
+export const ProjectInput = Schema.Union(
+  Schema.String,
+  Schema.Struct({ name: optionalText, sourcePath: optionalText, ...ProjectFields })
+).annotations({ identifier: "ProjectInput" })
 export type ProjectInput = typeof ProjectInput.Type
 
 /** The editable fields of a project, as stored. */

@@ -68,7 +68,10 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
             ? new ProjectForbidden({ project: id, reason: `no access to project ${id}` })
             : new ProjectNotFound({ id })
         }
-        return yield* Effect.flatMap(repo.find(id), Option.match({ onNone: () => Effect.fail(new ProjectNotFound({ id })), onSome: Effect.succeed }))
+        return yield* Effect.flatMap(
+          repo.find(id),
+          Option.match({ onNone: () => Effect.fail(new ProjectNotFound({ id })), onSome: Effect.succeed })
+        )
       })
 
     const requireEditor = (id: string, editor: ProjectEditor) =>
@@ -106,7 +109,8 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
       const body = asObject(input)
       const name = body.name ?? ""
       if (name === "") return yield* new InvalidProject({ reason: "`name` field is required." })
-      if (!isValidProjectId(name)) return yield* new InvalidProject({ reason: "`name` is 1 to 255 characters, without '/', ',' or spaces." })
+      if (!isValidProjectId(name))
+        return yield* new InvalidProject({ reason: "`name` is 1 to 255 characters, without '/', ',' or spaces." })
       yield* requireEditor(name, editor)
       const sourcePath = body.sourcePath === undefined || body.sourcePath === null ? undefined : resolvePath(body.sourcePath)
       if (sourcePath === undefined || !isWithin(path.resolve(settings.dataDir), sourcePath)) {
@@ -130,7 +134,10 @@ export class Projects extends Effect.Service<Projects>()("quarry/Projects", {
       yield* findGranted(id, editor)
       yield* requireEditor(id, editor)
       const row = yield* repo.update(id, yield* fieldsOf(input))
-      return yield* Option.match(row, { onNone: () => Effect.fail(new ProjectNotFound({ id })), onSome: (stored) => Effect.succeed(toLegacyProject(stored)) })
+      return yield* Option.match(row, {
+        onNone: () => Effect.fail(new ProjectNotFound({ id })),
+        onSome: (stored) => Effect.succeed(toLegacyProject(stored))
+      })
     })
 
     /** Removes everything of the project (marks, notes, history links, queued files, row) and its index at once. */

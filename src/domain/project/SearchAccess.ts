@@ -35,7 +35,8 @@ export const checkAccess = (path: string, method: BackendRequest["method"]) =>
     const segments = path.split("/").filter((segment) => segment !== "")
     if (isContinuation(segments, method)) return
     if (segments[0]?.startsWith("_")) return yield* new BadRequest({ message: `an index list of your projects is required: '${path}'` })
-    if ((method !== "HEAD" && segments.length < 2) || segments.length === 0) return yield* new BadRequest({ message: `Invalid path: '${path}'` })
+    if ((method !== "HEAD" && segments.length < 2) || segments.length === 0)
+      return yield* new BadRequest({ message: `Invalid path: '${path}'` })
     if (!indexList.test(segments[0]!)) return yield* new BadRequest({ message: `Bad format for indices : '${segments[0]}'` })
     yield* requireGrantedIndices(segments[0]!.split(","))
     if (!isAllowedEndpoint(segments.slice(1), method)) return yield* new Forbidden({ message: `${method} is not allowed on '${path}'` })

@@ -24,7 +24,10 @@ export const bridgeCallerOf = (login: string) =>
       const grantedProjects = [settings.defaultProject, ...projects.map((row) => row.id).filter((id) => id !== settings.defaultProject)]
       return { login, userId: user.id, isStaff: true, grantedProjects } satisfies BridgeCaller
     }
-    const [row] = yield* sql<{ details: Record<string, unknown>; roles: ReadonlyArray<string> }>`SELECT details, roles FROM users WHERE id = ${user.id}`
+    const [row] = yield* sql<{
+      details: Record<string, unknown>
+      roles: ReadonlyArray<string>
+    }>`SELECT details, roles FROM users WHERE id = ${user.id}`
     return {
       login,
       userId: user.id,

@@ -7,7 +7,8 @@ const passageSize = 200
 /** Documents highlighted per search request. */
 const idsPerRequest = 500
 
-const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {})
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {}
 
 /**
  * The best-matching passage of each document for a batch-search query, matched words in `<em>` tags, by document

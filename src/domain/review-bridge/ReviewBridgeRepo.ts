@@ -84,7 +84,10 @@ export class ReviewBridgeRepo extends Effect.Service<ReviewBridgeRepo>()("quarry
     }, dieOnSqlError)
 
     /** Ids among `ids` that have no row in `table`. */
-    const missingIds = Effect.fn("ReviewBridgeRepo.missingIds")(function* (table: "review_projects" | "review_choice_groups" | "users", ids: ReadonlyArray<number>) {
+    const missingIds = Effect.fn("ReviewBridgeRepo.missingIds")(function* (
+      table: "review_projects" | "review_choice_groups" | "users",
+      ids: ReadonlyArray<number>
+    ) {
       const rows = yield* sql<{ id: number }>`
         SELECT wanted.id FROM unnest(${ids}::int[]) AS wanted (id)
         WHERE NOT EXISTS (SELECT 1 FROM ${sql.literal(table)} t WHERE t.id = wanted.id)`

@@ -9,7 +9,13 @@ import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { renderLink } from "../review/LinkTemplate.ts"
 import { settingValue } from "../review/ReviewSettings.ts"
 import { bestPassages } from "./Passages.ts"
-import type { BridgeCaller, FromBatchSearchRequest, FromBatchSearchResult, TagDocumentsRequest, TagDocumentsResult } from "./ReviewBridge.ts"
+import type {
+  BridgeCaller,
+  FromBatchSearchRequest,
+  FromBatchSearchResult,
+  TagDocumentsRequest,
+  TagDocumentsResult
+} from "./ReviewBridge.ts"
 import { ReviewBridgeForbidden, ReviewBridgeInvalid, ReviewBridgeNotFound } from "./ReviewBridgeErrors.ts"
 import { type HitRow, ReviewBridgeRepo } from "./ReviewBridgeRepo.ts"
 import { checkNewTask, type NewTaskFields } from "./TaskFields.ts"
@@ -17,7 +23,9 @@ import { checkNewTask, type NewTaskFields } from "./TaskFields.ts"
 const invalid = (field: string, reason: string) => new ReviewBridgeInvalid({ field, reason })
 
 const requireStaff = (caller: BridgeCaller) =>
-  caller.isStaff ? Effect.void : Effect.fail(new ReviewBridgeForbidden({ reason: "only staff may send batch searches to review or tag reviewed documents" }))
+  caller.isStaff
+    ? Effect.void
+    : Effect.fail(new ReviewBridgeForbidden({ reason: "only staff may send batch searches to review or tag reviewed documents" }))
 
 const requireProjects = (caller: BridgeCaller, projects: ReadonlyArray<string>) => {
   const refused = projects.find((project) => !caller.grantedProjects.includes(project))
@@ -41,9 +49,11 @@ export class ReviewBridges extends Effect.Service<ReviewBridges>()("quarry/Revie
     const readableSearch = (caller: BridgeCaller, uuid: string) =>
       Effect.gen(function* () {
         const found = yield* batchSearches.find(uuid)
-        if (Option.isNone(found) || (found.value.userId !== caller.login && !found.value.published)) return yield* new BatchSearchNotFound({ uuid })
+        if (Option.isNone(found) || (found.value.userId !== caller.login && !found.value.published))
+          return yield* new BatchSearchNotFound({ uuid })
         yield* requireProjects(caller, found.value.projects)
-        if (found.value.state === "QUEUED" || found.value.state === "RUNNING") return yield* invalid("batchSearch", "the batch search has not finished yet")
+        if (found.value.state === "QUEUED" || found.value.state === "RUNNING")
+          return yield* invalid("batchSearch", "the batch search has not finished yet")
         return found.value
       })
 
@@ -53,13 +63,17 @@ export class ReviewBridges extends Effect.Service<ReviewBridges>()("quarry/Revie
       originalValue: hit.query,
       predictedValue: passage ?? null,
       metadata: JSON.stringify({ path: hit.path, contentType: hit.contentType, project: hit.project, batchSearch: uuid, query: hit.query }),
-      link: linkTemplate === undefined || linkTemplate === "" ? null : renderLink(linkTemplate, { project: hit.project, id: hit.docId, routing: hit.rootId })
+      link:
+        linkTemplate === undefined || linkTemplate === ""
+          ? null
+          : renderLink(linkTemplate, { project: hit.project, id: hit.docId, routing: hit.rootId })
     })
 
     const fromBatchSearch = Effect.fn("ReviewBridges.fromBatchSearch")(function* (caller: BridgeCaller, request: FromBatchSearchRequest) {
       yield* requireStaff(caller)
       const search = yield* readableSearch(caller, request.batchSearch)
-      if (request.maxHitsPerQuery !== undefined && request.maxHitsPerQuery < 1) return yield* invalid("maxHitsPerQuery", "maxHitsPerQuery is at least 1")
+      if (request.maxHitsPerQuery !== undefined && request.maxHitsPerQuery < 1)
+        return yield* invalid("maxHitsPerQuery", "maxHitsPerQuery is at least 1")
       const wanted = request.queries ?? []
       const known = new Set(yield* repo.queries(search.uuid))
       const unknown = wanted.filter((query) => !known.has(query))
@@ -76,7 +90,10 @@ export class ReviewBridges extends Effect.Service<ReviewBridges>()("quarry/Revie
           ...((request.checkers ?? []).length > 0 ? ["checkers"] : [])
         ]
         if (newTaskFields.length > 0) {
-          return yield* invalid(newTaskFields[0]!, `${newTaskFields.join(", ")} describe a new task: leave them out to add records to task ${request.task}`)
+          return yield* invalid(
+            newTaskFields[0]!,
+            `${newTaskFields.join(", ")} describe a new task: leave them out to add records to task ${request.task}`
+          )
         }
         const task = yield* repo.taskProject(request.task)
         if (Option.isNone(task)) return yield* new ReviewBridgeNotFound({ field: "task", reason: `no review task ${request.task}` })
@@ -95,46 +112,65 @@ export class ReviewBridges extends Effect.Service<ReviewBridges>()("quarry/Revie
       // while the index is read.
       const passages = new Map<string, ReadonlyMap<string, string>>()
       for (const [query, ofQuery] of Object.entries(Arr.groupBy(fresh, (hit) => hit.query))) {
-        passages.set(query, yield* bestPassages(search.projects, query, search, ofQuery.map((hit) => hit.docId)).pipe(Effect.provideService(SearchBackend, backend)))
+        passages.set(
+          query,
+          yield* bestPassages(
+            search.projects,
+            query,
+            search,
+            ofQuery.map((hit) => hit.docId)
+          ).pipe(Effect.provideService(SearchBackend, backend))
+        )
       }
       const linkTemplate = yield* settingValue("documentLinkTemplate").pipe(Effect.provideService(SqlClient.SqlClient, sql))
       const records = fresh.map((hit) => recordOf(hit, search.uuid, passages.get(hit.query)?.get(hit.docId), linkTemplate))
-      return yield* sql.withTransaction(
-        Effect.gen(function* () {
-          // A task created here is new to every other transaction; an existing one is locked so concurrent runs add a hit once.
-          const taskId = newTask === undefined ? request.task! : yield* repo.insertTask(newTask)
-          if (newTask === undefined && Option.isNone(yield* repo.lockTask(taskId))) {
-            return yield* new ReviewBridgeNotFound({ field: "task", reason: `no review task ${taskId}` })
-          }
-          const inserted = yield* repo.insertRecords(taskId, records)
-          yield* attributeAutomatically(taskId, inserted)
-          return { task: taskId, createdTask: newTask !== undefined, records: inserted.length, skipped: hits.length - inserted.length } satisfies FromBatchSearchResult
-        })
-      ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+      return yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            // A task created here is new to every other transaction; an existing one is locked so concurrent runs add a hit once.
+            const taskId = newTask === undefined ? request.task! : yield* repo.insertTask(newTask)
+            if (newTask === undefined && Option.isNone(yield* repo.lockTask(taskId))) {
+              return yield* new ReviewBridgeNotFound({ field: "task", reason: `no review task ${taskId}` })
+            }
+            const inserted = yield* repo.insertRecords(taskId, records)
+            yield* attributeAutomatically(taskId, inserted)
+            return {
+              task: taskId,
+              createdTask: newTask !== undefined,
+              records: inserted.length,
+              skipped: hits.length - inserted.length
+            } satisfies FromBatchSearchResult
+          })
+        )
+        .pipe(Effect.provideService(SqlClient.SqlClient, sql))
     }, dieOnSqlError)
 
     const tagDocuments = Effect.fn("ReviewBridges.tagDocuments")(function* (caller: BridgeCaller, request: TagDocumentsRequest) {
       yield* requireStaff(caller)
-      if (request.confirmingValues.length === 0) return yield* invalid("confirmingValues", "name at least one choice value that confirms a record")
-      if (Option.isNone(yield* repo.taskProject(request.task))) return yield* new ReviewBridgeNotFound({ field: "task", reason: `no review task ${request.task}` })
+      if (request.confirmingValues.length === 0)
+        return yield* invalid("confirmingValues", "name at least one choice value that confirms a record")
+      if (Option.isNone(yield* repo.taskProject(request.task)))
+        return yield* new ReviewBridgeNotFound({ field: "task", reason: `no review task ${request.task}` })
       const confirmed = yield* repo.confirmedDocuments(request.task, request.confirmingValues)
       const byProject = Arr.groupBy(confirmed, (record) => record.project)
       yield* requireProjects(caller, Object.keys(byProject))
       const projectCaller = { login: caller.login, grantedProjects: caller.grantedProjects }
       // The legacy tag endpoint's path (index and tag rows together), all projects in one transaction.
-      const tagged = yield* sql.withTransaction(
-        Effect.forEach(Object.entries(byProject), ([project, records]) =>
-          Effect.forEach(Arr.chunksOf([...new Set(records.map((record) => record.uid))], maxDocumentIds), (ids) =>
-            Effect.as(marks.tag(project, ids, [request.tag], projectCaller), ids.length)
+      const tagged = yield* sql
+        .withTransaction(
+          Effect.forEach(Object.entries(byProject), ([project, records]) =>
+            Effect.forEach(Arr.chunksOf([...new Set(records.map((record) => record.uid))], maxDocumentIds), (ids) =>
+              Effect.as(marks.tag(project, ids, [request.tag], projectCaller), ids.length)
+            )
           )
         )
-      ).pipe(
-        Effect.catchTags({
-          ProjectForbidden: (error) => Effect.fail(new ReviewBridgeForbidden({ reason: error.message })),
-          InvalidMarks: (error) => Effect.fail(invalid("tag", error.reason)),
-          TooManyMarks: (error) => Effect.fail(invalid("tag", error.reason))
-        })
-      )
+        .pipe(
+          Effect.catchTags({
+            ProjectForbidden: (error) => Effect.fail(new ReviewBridgeForbidden({ reason: error.message })),
+            InvalidMarks: (error) => Effect.fail(invalid("tag", error.reason)),
+            TooManyMarks: (error) => Effect.fail(invalid("tag", error.reason))
+          })
+        )
       return { records: confirmed.length, documents: tagged.flat().reduce((sum, count) => sum + count, 0) } satisfies TagDocumentsResult
     }, dieOnSqlError)
 

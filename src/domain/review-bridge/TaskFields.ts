@@ -15,10 +15,13 @@ const clip = (text: string) => text.slice(0, 100)
 export const checkNewTask = (request: FromBatchSearchRequest, searchName: string, creatorId: number) =>
   Effect.gen(function* () {
     const repo = yield* ReviewBridgeRepo
-    if (request.project === undefined) return yield* new ReviewBridgeInvalid({ field: "project", reason: "a review project is required to create a task" })
-    if (request.choiceGroup === undefined) return yield* new ReviewBridgeInvalid({ field: "choiceGroup", reason: "a choice group is required to create a task" })
+    if (request.project === undefined)
+      return yield* new ReviewBridgeInvalid({ field: "project", reason: "a review project is required to create a task" })
+    if (request.choiceGroup === undefined)
+      return yield* new ReviewBridgeInvalid({ field: "choiceGroup", reason: "a choice group is required to create a task" })
     const name = request.name ?? clip(searchName)
-    if (name.trim() === "" || name.length > 100) return yield* new ReviewBridgeInvalid({ field: "name", reason: "a task name has 1 to 100 characters" })
+    if (name.trim() === "" || name.length > 100)
+      return yield* new ReviewBridgeInvalid({ field: "name", reason: "a task name has 1 to 100 characters" })
     const checkers = request.checkers ?? []
     const rounds = request.rounds ?? Math.max(1, checkers.length)
     if (rounds < 1) return yield* new ReviewBridgeInvalid({ field: "rounds", reason: "rounds is at least 1" })

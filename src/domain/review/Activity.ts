@@ -31,7 +31,8 @@ const countInAggregate = (verb: string, userId: number, taskId: number) =>
     yield* sql`
       UPDATE review_action_aggregates SET count = count + 1
       WHERE verb = ${verb} AND date = (now() AT TIME ZONE 'UTC')::date AND user_id = ${userId} AND task_id = ${taskId}`
-    if (created[0] !== undefined) yield* recordAction({ verb: "created-aggregate", actorId: userId, target: { type: "ActionAggregate", id: created[0].id } })
+    if (created[0] !== undefined)
+      yield* recordAction({ verb: "created-aggregate", actorId: userId, target: { type: "ActionAggregate", id: created[0].id } })
   })
 
 /** Records a public action (in the caller's transaction) and answers its id. */
@@ -59,7 +60,13 @@ export const recordReviewActivity = (actorId: number, { review, change }: Review
     if (change.choiceId !== undefined) {
       yield* change.choiceId === null
         ? recordAction({ verb: "cancelled", actorId, target, data: { task_id: taskId } })
-        : recordAction({ verb: "reviewed", actorId, target, actionObject: { type: "Choice", id: change.choiceId }, data: { task_id: taskId } })
+        : recordAction({
+            verb: "reviewed",
+            actorId,
+            target,
+            actionObject: { type: "Choice", id: change.choiceId },
+            data: { task_id: taskId }
+          })
     }
     if (typeof change.alternativeValue === "string" && change.alternativeValue !== "") {
       yield* recordAction({ verb: "selected", actorId, target, data: { alternative_value: change.alternativeValue, task_id: taskId } })

@@ -22,7 +22,8 @@ export const importAlternativeValues = (choiceGroupId: number, text: string) =>
       if (line.length !== names.length) return yield* refuse(`Row ${index + 2} has ${line.length} values for ${names.length} columns.`)
       const name = line[names.indexOf("name")]!
       const value = names.includes("value") && line[names.indexOf("value")] !== "" ? line[names.indexOf("value")]! : name
-      if (name === "" || name.length > 100 || value.length > 100) return yield* refuse(`Row ${index + 2}: name and value need 1 to 100 characters.`)
+      if (name === "" || name.length > 100 || value.length > 100)
+        return yield* refuse(`Row ${index + 2}: name and value need 1 to 100 characters.`)
       rows.push({ name, value })
     }
     const sql = yield* SqlClient.SqlClient

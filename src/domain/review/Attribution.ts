@@ -41,14 +41,17 @@ export const attribute = (request: AttributionRequest) =>
       FOR UPDATE OF r`
     if (context === undefined) return yield* new AttributionRefused({ reason: `Task record #${request.recordId} does not exist` })
     const round = request.round ?? context.maxRound + 1
-    if (!context.isChecker) return yield* new AttributionRefused({ reason: `${context.login} is not a checker for the task ${context.taskName}` })
+    if (!context.isChecker)
+      return yield* new AttributionRefused({ reason: `${context.login} is not a checker for the task ${context.taskName}` })
     if (!context.allowMultipleChecks && context.alreadyAny) {
       return yield* new AttributionRefused({ reason: `Task record #${request.recordId} was already attributed to ${context.login} before` })
     }
     const sameRound = yield* sql`
       SELECT 1 FROM review_task_record_reviews WHERE task_record_id = ${request.recordId} AND checker_id = ${request.checkerId} AND round = ${round}`
     if (sameRound.length > 0) {
-      return yield* new AttributionRefused({ reason: `Task record #${request.recordId} was already attributed to ${context.login} in round ${round}` })
+      return yield* new AttributionRefused({
+        reason: `Task record #${request.recordId} was already attributed to ${context.login} in round ${round}`
+      })
     }
     if (context.reviews >= context.rounds) {
       return yield* new AttributionRefused({ reason: `Task record #${request.recordId} cannot get more than ${context.rounds} reviews` })
@@ -71,7 +74,9 @@ export const attributeAutomatically = (taskId: number, recordIds: ReadonlyArray<
     const [task] = yield* sql<{ automatic: boolean; rounds: number }>`
       SELECT automatic_round_attributions AS automatic, rounds FROM review_tasks WHERE id = ${taskId}`
     if (task === undefined || !task.automatic) return
-    const checkers = yield* sql<{ id: number }>`SELECT checker_id AS id FROM review_task_checkers WHERE task_id = ${taskId} ORDER BY checker_id`
+    const checkers = yield* sql<{
+      id: number
+    }>`SELECT checker_id AS id FROM review_task_checkers WHERE task_id = ${taskId} ORDER BY checker_id`
     const assigned = checkers.slice(0, task.rounds)
     if (assigned.length === 0) return
     yield* sql`

@@ -29,12 +29,20 @@ const fromHls = (hue: number, lightness: number, saturation: number): [number, n
   return [channel(m1, m2, hue + 1 / 3), channel(m1, m2, hue), channel(m1, m2, hue - 1 / 3)]
 }
 
-const hex = (value: number) => Math.round(value * 255).toString(16).padStart(2, "0")
+const hex = (value: number) =>
+  Math.round(value * 255)
+    .toString(16)
+    .padStart(2, "0")
 
 export const taskColors = (color: string): ReadonlyArray<string> => {
   const match = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color.trim())
   if (match === null) return [color, color, color]
   const [red, green, blue] = [match[1]!, match[2]!, match[3]!].map((part) => parseInt(part, 16) / 255) as [number, number, number]
   const { hue, lightness, saturation } = toHls(red, green, blue)
-  return [0.75, 1, 1.25].map((factor) => `#${fromHls(hue, Math.min(1, lightness * factor), saturation).map(hex).join("")}`)
+  return [0.75, 1, 1.25].map(
+    (factor) =>
+      `#${fromHls(hue, Math.min(1, lightness * factor), saturation)
+        .map(hex)
+        .join("")}`
+  )
 }

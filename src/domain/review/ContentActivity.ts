@@ -20,7 +20,10 @@ export const recordTipSaved = (tipId: number, created: boolean) =>
 export const recordTaskStatusChange = (taskId: number, previousStatus: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [task] = yield* sql<{ creatorId: number | null; status: string }>`SELECT creator_id AS "creatorId", status FROM review_tasks WHERE id = ${taskId}`
+    const [task] = yield* sql<{
+      creatorId: number | null
+      status: string
+    }>`SELECT creator_id AS "creatorId", status FROM review_tasks WHERE id = ${taskId}`
     if (task === undefined || task.creatorId === null || task.status === previousStatus) return
     yield* recordAction({ verb: task.status.toLowerCase(), actorId: task.creatorId, target: { type: "Task", id: taskId } })
   }).pipe(dieOnSqlError)

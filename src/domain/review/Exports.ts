@@ -3,7 +3,21 @@ import { Effect } from "effect"
 import { dieOnSqlError } from "../../db/SqlFailure.ts"
 import { csvLine } from "./Csv.ts"
 
-const recordColumns = ["id", "uid", "original_value", "predicted_value", "metadata", "status", "rounds", "priority", "link", "embeddable_link", "locked", "has_notes", "has_disagreements"]
+const recordColumns = [
+  "id",
+  "uid",
+  "original_value",
+  "predicted_value",
+  "metadata",
+  "status",
+  "rounds",
+  "priority",
+  "link",
+  "embeddable_link",
+  "locked",
+  "has_notes",
+  "has_disagreements"
+]
 
 const reviewColumns = ["id", "status", "checker", "round", "choice", "note", "alternative_value", "task_record_id", "task_record_uid"]
 

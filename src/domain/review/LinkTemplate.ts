@@ -13,7 +13,8 @@ const walk = (root: unknown, path: string): unknown => {
   let current = root
   for (const [, key, index] of path.matchAll(/\.?([^.[\]]+)|\[(\d+)\]/g)) {
     if (index !== undefined) current = Array.isArray(current) ? current[Number(index)] : undefined
-    else if (typeof current === "object" && current !== null && !Array.isArray(current)) current = (current as Record<string, unknown>)[key!]
+    else if (typeof current === "object" && current !== null && !Array.isArray(current))
+      current = (current as Record<string, unknown>)[key!]
     else return undefined
     if (current === undefined) return undefined
   }
@@ -36,5 +37,9 @@ export const recordLink = (own: string | null, template: string | null, fields: 
   own !== null && own !== "" ? own : template !== null && template !== "" ? renderLink(template, fields) : null
 
 /** The embeddable link: its own, else the task's embeddable template rendered, else the link. */
-export const recordEmbeddableLink = (own: string | null, template: string | null, fields: Readonly<Record<string, unknown>>, link: string | null) =>
-  own !== null && own !== "" ? own : template !== null && template !== "" ? renderLink(template, fields) : link
+export const recordEmbeddableLink = (
+  own: string | null,
+  template: string | null,
+  fields: Readonly<Record<string, unknown>>,
+  link: string | null
+) => (own !== null && own !== "" ? own : template !== null && template !== "" ? renderLink(template, fields) : link)

@@ -28,7 +28,8 @@ const allowedTypes = new Set([
 /** Where media files live: `<dataDir>/review-media/<file>`, `file` being `task/<taskId>/<name>`. */
 export const mediaRoot = (dataDir: string) => path.join(dataDir, "review-media")
 
-const looksLikeSvg = (bytes: Buffer) => /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(bytes.toString("utf8", 0, 1024))
+const looksLikeSvg = (bytes: Buffer) =>
+  /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(bytes.toString("utf8", 0, 1024))
 
 const sniff = (bytes: Buffer) =>
   Effect.map(
@@ -82,13 +83,17 @@ export const uploadMedia = (dataDir: string, taskId: number, zipBytes: Buffer, o
         }
       })
     ).pipe(Effect.mapError((error) => new InvalidUpload({ reason: `The ZIP file cannot be read: ${error.reason}`, field: "zip_file" })))
-    const removeWritten = Effect.promise(() => Promise.all(accepted.map((media) => fs.rm(path.join(mediaRoot(dataDir), media.file), { force: true }))))
+    const removeWritten = Effect.promise(() =>
+      Promise.all(accepted.map((media) => fs.rm(path.join(mediaRoot(dataDir), media.file), { force: true })))
+    )
     const replaced = yield* sql
       .withTransaction(
         Effect.gen(function* () {
           const uids = [...new Set(accepted.map((media) => media.uid))]
           const removed = onlyOnePerRecord
-            ? yield* sql<{ file: string }>`DELETE FROM review_task_record_media WHERE task_id = ${taskId} AND uid = ANY(${uids}::text[]) RETURNING file`
+            ? yield* sql<{
+                file: string
+              }>`DELETE FROM review_task_record_media WHERE task_id = ${taskId} AND uid = ANY(${uids}::text[]) RETURNING file`
             : []
           for (const media of accepted) {
             yield* sql`

@@ -20,7 +20,9 @@ const recipientsOf = (name: string, authorId: number, place: Place) =>
             WHERE t.project_id = coalesce(${place.projectId}::int, (SELECT project_id FROM review_tasks WHERE id = ${place.taskId}::int))
               AND c.checker_id <> ${authorId}`
         : name.toLowerCase() === "task"
-          ? yield* sql<{ id: number }>`SELECT checker_id AS id FROM review_task_checkers WHERE task_id = ${place.taskId}::int AND checker_id <> ${authorId}`
+          ? yield* sql<{
+              id: number
+            }>`SELECT checker_id AS id FROM review_task_checkers WHERE task_id = ${place.taskId}::int AND checker_id <> ${authorId}`
           : yield* sql<{ id: number }>`SELECT id FROM users WHERE login = ${name}`
     return rows.map((row) => row.id)
   })
@@ -48,6 +50,7 @@ export const notifyMentions = (authorId: number, place: Place, text: string) =>
         VALUES ('mentioned', ${authorId}, 'User', ${recipient}, ${place.object.type}, ${place.object.id}, '{}'::jsonb)
         ON CONFLICT (actor_id, target_id, action_object_type, action_object_id) WHERE verb = 'mentioned' DO NOTHING
         RETURNING id`
-      if (action !== undefined) yield* sql`INSERT INTO review_user_notifications (recipient_id, action_id) VALUES (${recipient}, ${action.id})`
+      if (action !== undefined)
+        yield* sql`INSERT INTO review_user_notifications (recipient_id, action_id) VALUES (${recipient}, ${action.id})`
     }
   }).pipe(dieOnSqlError)

@@ -20,11 +20,25 @@ export const taskProgress = (rounds: number, counts: ReadonlyArray<RoundCounts>)
       })
     )
   return {
-    progress: percent(sum((row) => row.done), sum((row) => row.total), 100),
-    progressByRound: byRound((row) => row.done, (row) => row.total),
+    progress: percent(
+      sum((row) => row.done),
+      sum((row) => row.total),
+      100
+    ),
+    progressByRound: byRound(
+      (row) => row.done,
+      (row) => row.total
+    ),
     userTaskRecordsCount: sum((row) => row.mine),
     userTaskRecordsDoneCount: sum((row) => row.mineDone),
-    userProgress: percent(sum((row) => row.mineDone), sum((row) => row.mine), 100),
-    userProgressByRound: byRound((row) => row.mineDone, (row) => row.mine)
+    userProgress: percent(
+      sum((row) => row.mineDone),
+      sum((row) => row.mine),
+      100
+    ),
+    userProgressByRound: byRound(
+      (row) => row.mineDone,
+      (row) => row.mine
+    )
   }
 }

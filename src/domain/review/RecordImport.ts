@@ -43,7 +43,12 @@ export const readRecordCsv = (text: string) =>
     const unknown = names.filter((name) => !recordFields.has(name))
     if (unknown.length > 0) return yield* refuse(`Unknown column${unknown.length > 1 ? "s" : ""} in the CSV header: ${unknown.join(", ")}.`)
     const column = (name: string) => names.indexOf(name)
-    const positions = { uid: column("uid"), originalValue: column("original_value"), predictedValue: column("predicted_value"), metadata: column("metadata") }
+    const positions = {
+      uid: column("uid"),
+      originalValue: column("original_value"),
+      predictedValue: column("predicted_value"),
+      metadata: column("metadata")
+    }
     const rows: Array<ImportRow> = []
     for (const [index, line] of lines.entries()) {
       if (line.length === 1 && line[0] === "") continue
@@ -54,7 +59,12 @@ export const readRecordCsv = (text: string) =>
       const value = (position: number) => (position < 0 || line[position] === "" ? null : line[position]!)
       const uid = value(positions.uid)
       if (uid !== null && uid.length > 100) return yield* refuse(`Row ${rowNumber}: the uid has more than 100 characters.`)
-      rows.push({ uid, originalValue: value(positions.originalValue), predictedValue: value(positions.predictedValue), metadata: value(positions.metadata) })
+      rows.push({
+        uid,
+        originalValue: value(positions.originalValue),
+        predictedValue: value(positions.predictedValue),
+        metadata: value(positions.metadata)
+      })
     }
     return rows
   }).pipe(dieOnSqlError)
@@ -96,6 +106,9 @@ export const importRecords = (taskId: number, rows: ReadonlyArray<ImportRow>) =>
           ${column(updates, "metadata")}::text[]) AS u (uid, original_value, predicted_value, metadata)
         WHERE r.task_id = ${taskId} AND r.uid = u.uid`
     }
-    yield* attributeAutomatically(taskId, inserted.map((row) => row.id))
+    yield* attributeAutomatically(
+      taskId,
+      inserted.map((row) => row.id)
+    )
     return { created: inserted.length, updated: updatedCount }
   }).pipe(dieOnSqlError)

@@ -15,7 +15,8 @@ const recordAccess = (recordId: number, userId: number) =>
   }).pipe(dieOnSqlError)
 
 const notReviewer = () => new ReviewWriteForbidden({ reason: "You do not have permission to update this resource." })
-const taskNotOpen = () => new ReviewWriteForbidden({ reason: "You do not have permission to update a resource from a locked or closed task" })
+const taskNotOpen = () =>
+  new ReviewWriteForbidden({ reason: "You do not have permission to update a resource from a locked or closed task" })
 
 /**
  * A checker acts on a record (lock, bookmark) only when they hold a review of it (task membership is not

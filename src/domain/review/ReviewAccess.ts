@@ -28,7 +28,9 @@ export const visibleMedia = (mediaId: number, user: ReviewUser) =>
 export const notificationRecipient = (notificationId: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ recipientId: number }>`SELECT recipient_id AS "recipientId" FROM review_user_notifications WHERE id = ${notificationId}`
+    const [row] = yield* sql<{
+      recipientId: number
+    }>`SELECT recipient_id AS "recipientId" FROM review_user_notifications WHERE id = ${notificationId}`
     return row?.recipientId
   }).pipe(dieOnSqlError)
 
@@ -36,6 +38,8 @@ export const notificationRecipient = (notificationId: number) =>
 export const userIdOf = (key: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [user] = yield* /^\d{1,9}$/.test(key) ? sql<{ id: number }>`SELECT id FROM users WHERE id = ${Number(key)}` : sql<{ id: number }>`SELECT id FROM users WHERE login = ${key}`
+    const [user] = yield* /^\d{1,9}$/.test(key)
+      ? sql<{ id: number }>`SELECT id FROM users WHERE id = ${Number(key)}`
+      : sql<{ id: number }>`SELECT id FROM users WHERE login = ${key}`
     return user?.id
   }).pipe(dieOnSqlError)

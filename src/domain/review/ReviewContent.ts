@@ -15,7 +15,8 @@ const setCheckers = (taskId: number, checkers: ReadonlyArray<number> | undefined
     if (checkers === undefined) return
     const sql = yield* SqlClient.SqlClient
     yield* sql`DELETE FROM review_task_checkers WHERE task_id = ${taskId}`
-    if (checkers.length > 0) yield* sql`INSERT INTO review_task_checkers (task_id, checker_id) SELECT ${taskId}, unnest(${[...new Set(checkers)]}::int[])`
+    if (checkers.length > 0)
+      yield* sql`INSERT INTO review_task_checkers (task_id, checker_id) SELECT ${taskId}, unnest(${[...new Set(checkers)]}::int[])`
   }).pipe(dieOnSqlError)
 
 /** A task with its template setting (of its template type) and its checkers. */
@@ -74,10 +75,13 @@ export const createRecord = (columns: Columns) =>
 const tipColumns = (id: number | undefined, columns: Columns) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [current] = id === undefined ? [] : yield* sql<{ projectId: number | null; taskId: number | null }>`
+    const [current] =
+      id === undefined
+        ? []
+        : yield* sql<{ projectId: number | null; taskId: number | null }>`
       SELECT project_id AS "projectId", task_id AS "taskId" FROM review_tips WHERE id = ${id}`
-    const taskId = ("task_id" in columns ? columns.task_id : current?.taskId ?? null) as number | null
-    const projectId = ("project_id" in columns ? columns.project_id : current?.projectId ?? null) as number | null
+    const taskId = ("task_id" in columns ? columns.task_id : (current?.taskId ?? null)) as number | null
+    const projectId = ("project_id" in columns ? columns.project_id : (current?.projectId ?? null)) as number | null
     if (taskId === null) return columns
     const [task] = yield* sql<{ projectId: number }>`SELECT project_id AS "projectId" FROM review_tasks WHERE id = ${taskId}`
     if (projectId === null) return { ...columns, project_id: task!.projectId }
@@ -108,10 +112,13 @@ export const checkChoiceGroupUnused = (id: number) =>
 
 /** `value` defaults to `name` when empty (choices and alternative values). */
 export const valueDefaultsToName = (columns: Columns) =>
-  "name" in columns && (columns.value === undefined || columns.value === "" || columns.value === null) ? { ...columns, value: columns.name } : columns
+  "name" in columns && (columns.value === undefined || columns.value === "" || columns.value === null)
+    ? { ...columns, value: columns.name }
+    : columns
 
 /** A record's metadata is stored as the JSON text sent. */
-export const metadataAsJson = (columns: Columns) => ("metadata" in columns ? { ...columns, metadata: JSON.stringify(columns.metadata) } : columns)
+export const metadataAsJson = (columns: Columns) =>
+  "metadata" in columns ? { ...columns, metadata: JSON.stringify(columns.metadata) } : columns
 
 /** An update of a choice or an alternative value that leaves `value` empty takes the row's name, sent or not. */
 export const updateNamedValue = (table: "review_choices" | "review_alternative_values", id: number, columns: Columns) =>

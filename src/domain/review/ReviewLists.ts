@@ -62,13 +62,18 @@ export const taskRecordsVisible = (taskId: number, user: ReviewUser) =>
 
 /** A page of a task's records in id order, after `afterId`. */
 export const recordPage = (taskId: number, user: ReviewUser, afterId: number, limit: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<RecordRow>`SELECT ${recordColumns(sql, user.id)} FROM review_task_records r
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<RecordRow>`SELECT ${recordColumns(sql, user.id)} FROM review_task_records r
       WHERE r.task_id = ${taskId} AND r.id > ${afterId} ORDER BY r.id LIMIT ${limit}`
   ).pipe(dieOnSqlError)
 
 export const recordById = (id: number, user: ReviewUser) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<RecordRow>`SELECT ${recordColumns(sql, user.id)} FROM review_task_records r WHERE r.id = ${id}`).pipe(
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<RecordRow>`SELECT ${recordColumns(sql, user.id)} FROM review_task_records r WHERE r.id = ${id}`
+  ).pipe(
     Effect.map((rows) => rows[0]),
     dieOnSqlError
   )

@@ -38,7 +38,9 @@ export const listSettings = (publicOnly: boolean) =>
     const byKey = new Map<string, ReviewSetting>()
     for (const [key, value] of Object.entries(defaults)) byKey.set(key, { key, value, public: alwaysPublic.has(key) })
     for (const row of stored) byKey.set(row.key, { key: row.key, value: row.value, public: row.public || alwaysPublic.has(row.key) })
-    return [...byKey.values()].filter((setting) => !publicOnly || setting.public).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    return [...byKey.values()]
+      .filter((setting) => !publicOnly || setting.public)
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   }).pipe(dieOnSqlError)
 
 /** One setting's value: the stored one, else the built-in default (undefined for an unknown key). */

@@ -29,4 +29,6 @@ export const findReviewUser = (login: string, createLocal: boolean) =>
 
 /** The review user of an authenticated caller: administrators are staff here, whatever their row says. */
 export const callerReviewUser = (login: string, isAdmin: boolean, createLocal: boolean) =>
-  Effect.map(findReviewUser(login, createLocal), (user) => (user !== undefined && isAdmin && !user.isStaff ? { ...user, isStaff: true } : user))
+  Effect.map(findReviewUser(login, createLocal), (user) =>
+    user !== undefined && isAdmin && !user.isStaff ? { ...user, isStaff: true } : user
+  )

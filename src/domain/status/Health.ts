@@ -23,7 +23,8 @@ const clusterPing = (address: string) => {
   const credentials = url.username === "" ? undefined : `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
   url.username = ""
   url.password = ""
-  const headers: Record<string, string> = credentials === undefined ? {} : { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` }
+  const headers: Record<string, string> =
+    credentials === undefined ? {} : { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` }
   return { url, headers }
 }
 
@@ -53,7 +54,10 @@ export class Health extends Effect.Service<Health>()("quarry/Health", {
     // Without Elasticsearch the index lives in PostgreSQL, so it is up exactly when the database is.
     const address = settings.elasticsearchAddress
     const check = Effect.gen(function* () {
-      const [databaseUp, indexUp] = address === undefined ? yield* Effect.map(database, (up) => [up, up] as const) : yield* Effect.all([database, elasticsearch(address)], { concurrency: 2 })
+      const [databaseUp, indexUp] =
+        address === undefined
+          ? yield* Effect.map(database, (up) => [up, up] as const)
+          : yield* Effect.all([database, elasticsearch(address)], { concurrency: 2 })
       return {
         database: databaseUp,
         index: indexUp,

@@ -63,23 +63,26 @@ export interface TaskRow {
 
 /** Rows come from a table whose constraints already hold the schema, so they are not validated again. */
 export const taskFromRow = (row: TaskRow): Task =>
-  new Task({
-    id: TaskId.make(row.id),
-    name: row.name,
-    kind: row.kind,
-    userId: row.user_id,
-    state: row.state,
-    // NaN means unknown, as null does; JSON has no NaN.
-    progress: row.progress === null || Number.isNaN(row.progress) ? null : row.progress,
-    payload: row.payload,
-    result: row.result,
-    error: row.error,
-    checkpoint: row.checkpoint,
-    attempts: row.attempts,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at
-  }, { disableValidation: true })
+  new Task(
+    {
+      id: TaskId.make(row.id),
+      name: row.name,
+      kind: row.kind,
+      userId: row.user_id,
+      state: row.state,
+      // NaN means unknown, as null does; JSON has no NaN.
+      progress: row.progress === null || Number.isNaN(row.progress) ? null : row.progress,
+      payload: row.payload,
+      result: row.result,
+      error: row.error,
+      checkpoint: row.checkpoint,
+      attempts: row.attempts,
+      createdAt: row.created_at,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at
+    },
+    { disableValidation: true }
+  )
 
 /** The columns every task query selects. */
 export const taskColumns =

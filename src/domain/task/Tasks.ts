@@ -85,15 +85,14 @@ export class Tasks extends Effect.Service<Tasks>()("quarry/Tasks", {
       Stream.unwrapScoped(
         Effect.gen(function* () {
           const changes = yield* events.subscribe()
-          const initial =
-            refs === undefined
-              ? yield* queue.listOwnedBy(userId)
-              : yield* Effect.forEach(refs, (ref) => find(userId, ref))
+          const initial = refs === undefined ? yield* queue.listOwnedBy(userId) : yield* Effect.forEach(refs, (ref) => find(userId, ref))
           const latest = new Map(initial.map((task) => [task.id, task]))
           const unfinished = () => [...latest.values()].filter((task) => !isFinished(task.state)).map((task) => task.id)
           const isNews = (task: Task) => {
             const known = latest.get(task.id)
-            return known === undefined ? refs === undefined && task.userId === userId : known.state !== task.state || known.progress !== task.progress
+            return known === undefined
+              ? refs === undefined && task.userId === userId
+              : known.state !== task.state || known.progress !== task.progress
           }
           // The tasks an event names, or every unfinished one when a poll interval passes without events.
           const next = Effect.gen(function* () {

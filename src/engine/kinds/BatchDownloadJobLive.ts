@@ -60,7 +60,9 @@ export const BatchDownloadJobLive = BatchDownloadJob.toLayer((payload, context) 
           )
         : extractor.embedded(hit.path, { project: hit.project, ocr: false, maxContentLength: -1 }, hit.id).pipe(
             Effect.map(({ bytes }) => Option.some({ content: { _tag: "Bytes" as const, bytes }, size: bytes.length })),
-            Effect.catchAll((error) => Effect.as(Effect.logWarning(`batch download ${payload.uuid}: ${hit.id} skipped: ${error.message}`), Option.none()))
+            Effect.catchAll((error) =>
+              Effect.as(Effect.logWarning(`batch download ${payload.uuid}: ${hit.id} skipped: ${error.message}`), Option.none())
+            )
           )
 
     const first = yield* searchPage(0)

@@ -109,17 +109,19 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
       pending = []
       pendingCounts = []
       if (counts.length === 0) return Effect.void
-      return sql.withTransaction(
-        Effect.gen(function* () {
-          yield* Effect.forEach(Arr.chunksOf(rows, rowsPerInsert), (chunk) => repo.insertResults(search.uuid, chunk), { discard: true })
-          yield* repo.setQueryResults(search.uuid, counts)
-          yield* context.checkpoint.save(finished)
-        })
-      ).pipe(
-        // The repository's statements die on SqlError themselves: what fails here is BEGIN or COMMIT.
-        Effect.orDie,
-        Effect.zipRight(context.reportProgress(finished / search.nbQueries))
-      )
+      return sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* Effect.forEach(Arr.chunksOf(rows, rowsPerInsert), (chunk) => repo.insertResults(search.uuid, chunk), { discard: true })
+            yield* repo.setQueryResults(search.uuid, counts)
+            yield* context.checkpoint.save(finished)
+          })
+        )
+        .pipe(
+          // The repository's statements die on SqlError themselves: what fails here is BEGIN or COMMIT.
+          Effect.orDie,
+          Effect.zipRight(context.reportProgress(finished / search.nbQueries))
+        )
     })
 
     // Queries the embedded engine can answer from the documents table go to it many at a time; the others, and every
@@ -133,8 +135,9 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
     const embeddedAnswers = (window: ReadonlyArray<PendingQuery & { readonly plan: EmbeddedQuery }>, room: number) =>
       room <= 0
         ? Effect.succeed(window.map(() => Either.right<ReadonlyArray<Hit>>([])))
-        : Effect.map(Effect.orDie(searchEmbedded(search.projects, search, window, { perQuery: room, total: maxBatchResults - stored })), (hits) =>
-            window.map(({ queryNumber }) => Either.right<ReadonlyArray<Hit>>(hits.get(queryNumber) ?? []))
+        : Effect.map(
+            Effect.orDie(searchEmbedded(search.projects, search, window, { perQuery: room, total: maxBatchResults - stored })),
+            (hits) => window.map(({ queryNumber }) => Either.right<ReadonlyArray<Hit>>(hits.get(queryNumber) ?? []))
           )
 
     for (const window of windowsOf(planned)) {

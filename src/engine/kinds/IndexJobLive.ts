@@ -67,7 +67,12 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const budget = transactionBytes[(yield* DatabaseInfo).kind]
     // Present on the embedded database: each write waits for the searches in progress (see InteractiveFirst).
     const interactiveFirst = yield* Effect.serviceOption(InteractiveFirst)
-    const extractOptions = { project: payload.project, ocr: payload.ocr, maxContentLength: payload.maxContentLength, language: payload.language }
+    const extractOptions = {
+      project: payload.project,
+      ocr: payload.ocr,
+      maxContentLength: payload.maxContentLength,
+      language: payload.language
+    }
     const done = yield* Ref.make(Option.getOrElse(context.checkpoint.saved, (): IndexCheckpoint => ({ files: 0, bytes: 0 })))
     // Checkpoints are saved in order, so that the last one committed is the largest.
     const checkpointLock = yield* Effect.makeSemaphore(1)
@@ -78,7 +83,9 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const extract = (file: QueuedFile) =>
       extractor.extract(file.path, extractOptions).pipe(
         Effect.map((root) => ({ documents: indexedDocuments(root).map(withFailureStatus), bytes: root.contentLength })),
-        Effect.catchTag("DocumentUnreadable", (error) => Effect.as(Effect.logWarning(`index: skipped ${error.message}`), { documents: [], bytes: 0 }))
+        Effect.catchTag("DocumentUnreadable", (error) =>
+          Effect.as(Effect.logWarning(`index: skipped ${error.message}`), { documents: [], bytes: 0 })
+        )
       )
 
     const claimAndExtract = Effect.gen(function* () {
@@ -132,7 +139,10 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     })
 
     yield* index.createIndex(payload.project)
-    yield* Effect.all(Array.from({ length: payload.parallelism }, () => worker), { concurrency: "unbounded", discard: true })
+    yield* Effect.all(
+      Array.from({ length: payload.parallelism }, () => worker),
+      { concurrency: "unbounded", discard: true }
+    )
     yield* index.refresh()
     return (yield* Ref.get(done)).files
   }).pipe(Effect.orDie)

@@ -12,7 +12,9 @@ import { SleepJobLive } from "./SleepJobLive.ts"
  * Scan and index, with the queue and extraction workers they share: apart from the other kinds because
  * `--mode CLI` (and the ingestion tests and benchmarks) run them without a search backend or NER workers.
  */
-export const ingestionKindsLayer = Layer.mergeAll(ScanJobLive, IndexJobLive).pipe(Layer.provide(Layer.merge(DocumentQueue.Default, ExtractionPool.Default)))
+export const ingestionKindsLayer = Layer.mergeAll(ScanJobLive, IndexJobLive).pipe(
+  Layer.provide(Layer.merge(DocumentQueue.Default, ExtractionPool.Default))
+)
 
 /** Every job kind the server runs; adding a kind is a definition and its Live handler in this folder, and one entry here. */
 export const jobKindsLayer = Layer.mergeAll(SleepJobLive, ingestionKindsLayer, NerJobLive, BatchSearchJobLive, BatchDownloadJobLive)

@@ -27,12 +27,10 @@ const path = "/api/key/:userId"
 
 export const apiKeyRoutes = [
   // Public because browsers send preflights without credentials.
-  publicRoute(
-    "OPTIONS",
-    path,
-    Effect.as(serverModeOnly, allowMethods("OPTIONS, GET, PUT, DELETE")),
-    { summary: "Methods allowed on a user's API key", tag: "api key" }
-  ),
+  publicRoute("OPTIONS", path, Effect.as(serverModeOnly, allowMethods("OPTIONS, GET, PUT, DELETE")), {
+    summary: "Methods allowed on a user's API key",
+    tag: "api key"
+  }),
   route(
     "PUT",
     path,
@@ -40,7 +38,12 @@ export const apiKeyRoutes = [
       const key = yield* (yield* Users).createApiKey(yield* keyOwner)
       return json({ apiKey: Redacted.value(key) }, 201)
     }),
-    { summary: "Creates an API key for the user, replacing the previous one; the key is shown only in this answer", tag: "api key", response: ApiKeyCreated, responseStatus: 201 }
+    {
+      summary: "Creates an API key for the user, replacing the previous one; the key is shown only in this answer",
+      tag: "api key",
+      response: ApiKeyCreated,
+      responseStatus: 201
+    }
   ),
   route(
     "GET",

@@ -35,7 +35,10 @@ const signIn = Effect.gen(function* () {
   if (Option.isNone(user)) return yield* new Unauthorized({ message: "wrong login or password" })
   const sessionId = yield* users.openSession(user.value.login, settings.sessionTtlSeconds)
   yield* recordSignIn(user.value.login)
-  return seeOther("/", sessionCookie(user.value.login, user.value.roles, { sessionId, maxAge: settings.sessionTtlSeconds, secure: cameOverHttps(request.raw) }))
+  return seeOther(
+    "/",
+    sessionCookie(user.value.login, user.value.roles, { sessionId, maxAge: settings.sessionTtlSeconds, secure: cameOverHttps(request.raw) })
+  )
 })
 
 const signOut = Effect.gen(function* () {

@@ -34,7 +34,8 @@ export const batchDownloadRoutes = [
       return json(yield* liveTaskView(task, current.user))
     }),
     {
-      summary: "Starts a batch download: a zip of the source files of every document matching `query` (a query string, or an " +
+      summary:
+        "Starts a batch download: a zip of the source files of every document matching `query` (a query string, or an " +
         "Elasticsearch query object) in `projectIds`; the task's result is the zip (GET /api/task/:id/result). 400 for missing " +
         "options, 403 for a project not granted",
       tag,

@@ -19,7 +19,9 @@ const viewer = Effect.gen(function* () {
 /** A JSON body whose absence means `{}`. */
 const optionalJsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.flatMap(HttpRequest, (request) => request.body).pipe(
-    Effect.flatMap((bytes) => (bytes.toString("utf8").trim() === "" ? Schema.decodeUnknown(schema)({}).pipe(Effect.orDie) : jsonBody(schema)))
+    Effect.flatMap((bytes) =>
+      bytes.toString("utf8").trim() === "" ? Schema.decodeUnknown(schema)({}).pipe(Effect.orDie) : jsonBody(schema)
+    )
   )
 
 /** A non-negative integer query parameter; `fallback` when absent. */
@@ -37,7 +39,8 @@ const creationForm = Effect.gen(function* () {
   const request = yield* HttpRequest
   const bytes = yield* request.body
   const type = request.headers["content-type"] ?? ""
-  if (!type.startsWith("multipart/form-data")) return yield* new BadRequest({ message: "a batch search is created from a multipart/form-data form" })
+  if (!type.startsWith("multipart/form-data"))
+    return yield* new BadRequest({ message: "a batch search is created from a multipart/form-data form" })
   const form = yield* Effect.tryPromise({
     try: () => new Response(bytes, { headers: { "content-type": type } }).formData(),
     catch: () => new BadRequest({ message: "the multipart form cannot be read" })
@@ -49,7 +52,8 @@ const creationForm = Effect.gen(function* () {
   const list = (name: string) => form.getAll(name).filter((value): value is string => typeof value === "string" && value !== "")
   const file = form.get("csvFile")
   const fuzziness = Number(field("fuzziness") ?? "0")
-  if (!Number.isSafeInteger(fuzziness) || fuzziness < 0) return yield* new BadRequest({ message: "fuzziness must be a non-negative integer" })
+  if (!Number.isSafeInteger(fuzziness) || fuzziness < 0)
+    return yield* new BadRequest({ message: "fuzziness must be a non-negative integer" })
   return {
     name: field("name"),
     description: field("description"),
@@ -70,10 +74,20 @@ const orderedCounts = (rows: ReadonlyArray<{ query: string; queryResults: number
 const batchId = pathParam("batchid")
 
 export const batchSearchRoutes = [
-  route("GET", "/api/batch/search", Effect.flatMap(viewer, (who) => Effect.map(Effect.flatMap(BatchSearches, (s) => s.list(who)), json)), {
-    summary: "The caller's batch searches and the published ones, on projects the caller may all use; newest first",
-    tag
-  }),
+  route(
+    "GET",
+    "/api/batch/search",
+    Effect.flatMap(viewer, (who) =>
+      Effect.map(
+        Effect.flatMap(BatchSearches, (s) => s.list(who)),
+        json
+      )
+    ),
+    {
+      summary: "The caller's batch searches and the published ones, on projects the caller may all use; newest first",
+      tag
+    }
+  ),
   route(
     "POST",
     "/api/batch/search",
@@ -101,9 +115,16 @@ export const batchSearchRoutes = [
       const uuid = yield* (yield* BatchSearches).copy(yield* pathParam("sourcebatchid"), changes, yield* viewer)
       return text(uuid, "text/plain;charset=UTF-8")
     }),
-    { summary: "Runs a batch search again for the caller, under a new id (answered as plain text); 404 for an unknown source", tag, requestBody: CopyBody }
+    {
+      summary: "Runs a batch search again for the caller, under a new id (answered as plain text); 404 for an unknown source",
+      tag,
+      requestBody: CopyBody
+    }
   ),
-  route("OPTIONS", "/api/batch/search/copy/:sourcebatchid", Effect.succeed(allowMethods("OPTIONS, POST")), { summary: "Allowed methods", tag }),
+  route("OPTIONS", "/api/batch/search/copy/:sourcebatchid", Effect.succeed(allowMethods("OPTIONS, POST")), {
+    summary: "Allowed methods",
+    tag
+  }),
   route(
     "POST",
     "/api/batch/search/result/:batchid",
@@ -111,7 +132,11 @@ export const batchSearchRoutes = [
       const filter = yield* optionalJsonBody(ResultsFilter)
       return json(yield* (yield* BatchSearches).results(yield* batchId, filter, yield* viewer))
     }),
-    { summary: "Result rows of a batch search (query then rank by default); 401 when neither the caller's nor published", tag, requestBody: ResultsFilter }
+    {
+      summary: "Result rows of a batch search (query then rank by default); 401 when neither the caller's nor published",
+      tag,
+      requestBody: ResultsFilter
+    }
   ),
   route(
     "GET",
@@ -124,24 +149,28 @@ export const batchSearchRoutes = [
     }),
     { summary: "Every result of a batch search as a CSV attachment", tag, responseContentType: "text/csv" }
   ),
-  withBodyLimit(uploadMaxBodyBytes)(route(
-    "POST",
-    "/api/batch/search/:comaSeparatedProjects",
-    Effect.gen(function* () {
-      const projects = (yield* pathParam("comaSeparatedProjects")).split(",").filter((id) => id !== "")
-      const who = yield* viewer
-      yield* Effect.forEach(projects, (project) => requireGranted(project, { login: who.userId, grantedProjects: who.projects }), { discard: true })
-      const uuid = yield* (yield* BatchSearches).create(projects, yield* creationForm, who.userId)
-      return text(uuid, "application/json")
-    }),
-    {
-      summary:
-        "Creates a batch search from a multipart form (name, csvFile, description, published, fileTypes, paths, fuzziness, " +
-        "phrase_matches) on the comma-separated projects and queues its run; answers its bare uuid. 400 without name or " +
-        "csvFile, 413 at 60 000 queries or beyond 256 MiB, 403 for a project that is not the caller's",
-      tag
-    }
-  )),
+  withBodyLimit(uploadMaxBodyBytes)(
+    route(
+      "POST",
+      "/api/batch/search/:comaSeparatedProjects",
+      Effect.gen(function* () {
+        const projects = (yield* pathParam("comaSeparatedProjects")).split(",").filter((id) => id !== "")
+        const who = yield* viewer
+        yield* Effect.forEach(projects, (project) => requireGranted(project, { login: who.userId, grantedProjects: who.projects }), {
+          discard: true
+        })
+        const uuid = yield* (yield* BatchSearches).create(projects, yield* creationForm, who.userId)
+        return text(uuid, "application/json")
+      }),
+      {
+        summary:
+          "Creates a batch search from a multipart form (name, csvFile, description, published, fileTypes, paths, fuzziness, " +
+          "phrase_matches) on the comma-separated projects and queues its run; answers its bare uuid. 400 without name or " +
+          "csvFile, 413 at 60 000 queries or beyond 256 MiB, 403 for a project that is not the caller's",
+        tag
+      }
+    )
+  ),
   route(
     "GET",
     "/api/batch/search/:batchid",
@@ -149,14 +178,20 @@ export const batchSearchRoutes = [
       const withQueries = (yield* queryParam("withQueries")) === "true"
       return json(yield* (yield* BatchSearches).get(yield* batchId, withQueries, yield* viewer))
     }),
-    { summary: "One batch search with its options, and its queries with their result counts when withQueries=true; 404 unknown", tag, query: { withQueries: "true to list the queries" } }
+    {
+      summary: "One batch search with its options, and its queries with their result counts when withQueries=true; 404 unknown",
+      tag,
+      query: { withQueries: "true to list the queries" }
+    }
   ),
   route(
     "GET",
     "/api/batch/search/:batchid/queries",
     Effect.gen(function* () {
       const uuid = yield* batchId
-      const maxResults = yield* Effect.flatMap(queryParam("maxResults"), (plural) => (plural === undefined ? countParam("maxResult", -1) : countParam("maxResults", -1)))
+      const maxResults = yield* Effect.flatMap(queryParam("maxResults"), (plural) =>
+        plural === undefined ? countParam("maxResult", -1) : countParam("maxResults", -1)
+      )
       const request = {
         from: yield* countParam("from", 0),
         size: yield* countParam("size", 0),
@@ -166,16 +201,29 @@ export const batchSearchRoutes = [
       }
       const rows = yield* (yield* BatchSearches).queries(uuid, request, yield* viewer)
       return (yield* queryParam("format")) === "csv"
-        ? text(rows.map((row) => row.query).join("\n"), "text/csv;charset=UTF-8", 200, { "Content-Disposition": `attachment;filename="${uuid}-queries.csv"` })
+        ? text(rows.map((row) => row.query).join("\n"), "text/csv;charset=UTF-8", 200, {
+            "Content-Disposition": `attachment;filename="${uuid}-queries.csv"`
+          })
         : text(orderedCounts(rows), "application/json;charset=UTF-8")
     }),
     {
-      summary: "The queries of a batch search with their result counts, in CSV order (or orderBy, 500 for an unknown column); format=csv for a file",
+      summary:
+        "The queries of a batch search with their result counts, in CSV order (or orderBy, 500 for an unknown column); format=csv for a file",
       tag,
-      query: { from: "first query", size: "number of queries (0: all)", search: "substring of the queries", orderBy: "query_number, query or query_results", maxResult: "largest result count kept (-1: all); maxResults too", format: "csv for a file" }
+      query: {
+        from: "first query",
+        size: "number of queries (0: all)",
+        search: "substring of the queries",
+        orderBy: "query_number, query or query_results",
+        maxResult: "largest result count kept (-1: all); maxResults too",
+        format: "csv for a file"
+      }
     }
   ),
-  route("OPTIONS", "/api/batch/search/:batchid", Effect.succeed(allowMethods("OPTIONS, DELETE, PATCH")), { summary: "Allowed methods", tag }),
+  route("OPTIONS", "/api/batch/search/:batchid", Effect.succeed(allowMethods("OPTIONS, DELETE, PATCH")), {
+    summary: "Allowed methods",
+    tag
+  }),
   route(
     "DELETE",
     "/api/batch/search/:batchid",
@@ -193,6 +241,10 @@ export const batchSearchRoutes = [
       yield* (yield* BatchSearches).publish(yield* batchId, body.data.published, yield* viewer)
       return empty(200)
     }),
-    { summary: "Publishes or unpublishes one of the caller's batch searches; 404 for an unknown one or another user's", tag, requestBody: PublishBody }
+    {
+      summary: "Publishes or unpublishes one of the caller's batch searches; 404 for an unknown one or another user's",
+      tag,
+      requestBody: PublishBody
+    }
   )
 ]

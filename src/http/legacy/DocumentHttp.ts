@@ -100,7 +100,12 @@ export const documentRoutes = [
     "/api/:project/documents/content/:id",
     Effect.gen(function* () {
       const { project, id, routing } = yield* documentParams
-      const request = { routing, offset: yield* queryParam("offset"), limit: yield* queryParam("limit"), targetLanguage: yield* queryParam("targetLanguage") }
+      const request = {
+        routing,
+        offset: yield* queryParam("offset"),
+        limit: yield* queryParam("limit"),
+        targetLanguage: yield* queryParam("targetLanguage")
+      }
       return json(yield* (yield* Documents).content(project, id, request, yield* caller))
     }),
     {

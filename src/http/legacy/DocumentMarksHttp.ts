@@ -58,7 +58,12 @@ const singleTagRoutes = (action: "tags" | "untag", summary: string) => {
       Effect.gen(function* () {
         const labels = yield* jsonBody(Labels)
         const marks = yield* DocumentMarks
-        const [project, id, routing, caller] = [yield* projectParam, yield* pathParam("docId"), yield* queryParam("routing"), yield* projectCaller]
+        const [project, id, routing, caller] = [
+          yield* projectParam,
+          yield* pathParam("docId"),
+          yield* queryParam("routing"),
+          yield* projectCaller
+        ]
         const changed =
           action === "tags"
             ? yield* marks.tagDocument(project, id, routing, labels, caller)

@@ -23,7 +23,10 @@ const requestBody = Effect.gen(function* () {
   const text = (yield* request.body).toString("utf8")
   if (text.trim() === "") return { _tag: "Empty" } as const
   if (jsonTooDeep(text)) return { _tag: "TooDeep" } as const
-  return yield* Effect.try({ try: () => ({ _tag: "Json", value: JSON.parse(text) as unknown }) as const, catch: () => ({ _tag: "Malformed", text }) as const }).pipe(Effect.merge)
+  return yield* Effect.try({
+    try: () => ({ _tag: "Json", value: JSON.parse(text) as unknown }) as const,
+    catch: () => ({ _tag: "Malformed", text }) as const
+  }).pipe(Effect.merge)
 })
 
 /** An ES error as the proxy's answer. */
@@ -44,9 +47,10 @@ const forward = (method: BackendRequest["method"]) =>
     if (body._tag === "Malformed") return esError(parsingError("the request body is not valid JSON"))
     if (body._tag === "TooDeep") return esError(parsingError(tooDeepMessage))
     // A GET body travels as the `source` parameter, as the seed says; the other parameters are then dropped.
-    const query = method === "GET" && body._tag === "Json"
-      ? new URLSearchParams({ source: JSON.stringify(body.value), source_content_type: "application/json" })
-      : request.query
+    const query =
+      method === "GET" && body._tag === "Json"
+        ? new URLSearchParams({ source: JSON.stringify(body.value), source_content_type: "application/json" })
+        : request.query
     // Indices a body names (`_mget` docs, terms lookups) are checked as those of the path, the `source` parameter's too.
     const source = query.get("source")
     let sourceBody: unknown = null
@@ -57,7 +61,13 @@ const forward = (method: BackendRequest["method"]) =>
     }
     yield* checkBodyIndices([body._tag === "Json" ? body.value : null, sourceBody])
     const backend = yield* SearchBackend
-    const answer = yield* backend.handle({ method, path, query, body: method === "POST" && body._tag === "Json" ? body.value : undefined, interactive: true })
+    const answer = yield* backend.handle({
+      method,
+      path,
+      query,
+      body: method === "POST" && body._tag === "Json" ? body.value : undefined,
+      interactive: true
+    })
     return method === "HEAD" ? empty(answer.status) : json(answer.body, answer.status)
   })
 
@@ -72,8 +82,10 @@ const indexName = Effect.gen(function* () {
   return index.split(",")
 })
 
-const searchSummary = "An Elasticsearch request on project indices (`<index>[,<index>]/_search`, `_count`, `_async_search`, `_doc/<id>`, `_source/<id>`, `_mapping/field/<f>`)"
-const accessNote = "Refusals are in Elasticsearch's error shape: 400 for a path that does not start with an index list; 403 for an index outside the caller's projects (SERVER mode); the backend's status otherwise (404 index_not_found_exception for an unknown index)"
+const searchSummary =
+  "An Elasticsearch request on project indices (`<index>[,<index>]/_search`, `_count`, `_async_search`, `_doc/<id>`, `_source/<id>`, `_mapping/field/<f>`)"
+const accessNote =
+  "Refusals are in Elasticsearch's error shape: 400 for a path that does not start with an index list; 403 for an index outside the caller's projects (SERVER mode); the backend's status otherwise (404 index_not_found_exception for an unknown index)"
 
 export const indexProxyRoutes = [
   route(
@@ -87,7 +99,10 @@ export const indexProxyRoutes = [
     }),
     { summary: "Creates a project's index: 201 when created, 200 when it exists; 400 for a bad name", tag, responseStatus: 201 }
   ),
-  route<never>("OPTIONS", "/api/index/:index", Effect.as(indexName, allowMethods("OPTIONS, PUT")), { summary: "Allowed methods of the index creation; 400 for a bad name", tag }),
+  route<never>("OPTIONS", "/api/index/:index", Effect.as(indexName, allowMethods("OPTIONS, PUT")), {
+    summary: "Allowed methods of the index creation; 400 for a bad name",
+    tag
+  }),
   ...[
     route("POST", "/api/index/search/:path:", forward("POST"), {
       summary: `${searchSummary}: the JSON body is forwarded as it is. POST is allowed on searches and counts only. ${accessNote}`,
@@ -97,10 +112,20 @@ export const indexProxyRoutes = [
     route("GET", "/api/index/search/:path:", forward("GET"), {
       summary: `${searchSummary}: a body is forwarded as the \`source\` parameter (with \`source_content_type\`), replacing the other parameters. ${accessNote}`,
       tag,
-      query: { routing: "routing of the record (accepted)", _source: "fields of the source to return", _source_excludes: "fields of the source to leave out" }
+      query: {
+        routing: "routing of the record (accepted)",
+        _source: "fields of the source to return",
+        _source_excludes: "fields of the source to leave out"
+      }
     }),
-    route("HEAD", "/api/index/search/:path:", forward("HEAD"), { summary: "200 when the index exists, 404 when it does not; 403 outside the caller's projects (SERVER mode)", tag }),
-    route("OPTIONS", "/api/index/search/:path:", Effect.succeed(allowMethods("OPTIONS, GET, POST, HEAD")), { summary: "Allowed methods of the search proxy", tag }),
+    route("HEAD", "/api/index/search/:path:", forward("HEAD"), {
+      summary: "200 when the index exists, 404 when it does not; 403 outside the caller's projects (SERVER mode)",
+      tag
+    }),
+    route("OPTIONS", "/api/index/search/:path:", Effect.succeed(allowMethods("OPTIONS, GET, POST, HEAD")), {
+      summary: "Allowed methods of the search proxy",
+      tag
+    }),
     route("DELETE", "/api/index/search/:path:", notAllowed, { summary: "Not allowed: 405", tag, responseStatus: 405 }),
     route("PUT", "/api/index/search/:path:", notAllowed, { summary: "Not allowed: 405", tag, responseStatus: 405 })
   ].map(proxyRoute)

@@ -30,10 +30,13 @@ const scanThenIndex = (directory: string) =>
     return json([legacyTaskView(scan, user), legacyTaskView(index, user)])
   })
 
-const dataDirPath = Effect.flatMap(Effect.all([Settings, pathParam("filePath")]), ([settings, filePath]) => directoryInDataDir(settings.dataDir, filePath))
+const dataDirPath = Effect.flatMap(Effect.all([Settings, pathParam("filePath")]), ([settings, filePath]) =>
+  directoryInDataDir(settings.dataDir, filePath)
+)
 
 const views = Schema.Array(LegacyTaskView)
-const options = "options: `defaultProject`, `queueName`, `parallelism`, `ocr`, `language`, `maxContentLength` (index); `queueName`, " +
+const options =
+  "options: `defaultProject`, `queueName`, `parallelism`, `ocr`, `language`, `maxContentLength` (index); `queueName`, " +
   "`includeHiddenFiles`, `includeOSFiles`, `includePattern`, `excludePattern`, `followSymlinks`, `maxDepth`, `filter` (true: skip " +
   "files already in the index) (scan); they override the server settings. 403 for a project that is not the caller's (administrators may name any)"
 
@@ -45,20 +48,30 @@ export const indexTaskRoutes = [
       const { options } = yield* requestOptions
       return json(legacyTaskView(yield* startIndex(options), (yield* CurrentUser).user))
     }),
-    { summary: `Starts an index task draining the project's document queue; it ends once no scan of the project is left. ${options}`, tag, requestBody: TaskOptionsBody, response: LegacyTaskView }
+    {
+      summary: `Starts an index task draining the project's document queue; it ends once no scan of the project is left. ${options}`,
+      tag,
+      requestBody: TaskOptionsBody,
+      response: LegacyTaskView
+    }
   ),
   route(
     "POST",
     "/api/task/batchUpdate/index/file",
     Effect.flatMap(Settings, (settings) => scanThenIndex(path.resolve(settings.dataDir))),
-    { summary: `Scans the data folder and indexes what it finds: [scan task, index task]. ${options}`, tag, requestBody: TaskOptionsBody, response: views }
+    {
+      summary: `Scans the data folder and indexes what it finds: [scan task, index task]. ${options}`,
+      tag,
+      requestBody: TaskOptionsBody,
+      response: views
+    }
   ),
-  route(
-    "POST",
-    "/api/task/batchUpdate/index/:filePath:",
-    Effect.flatMap(dataDirPath, scanThenIndex),
-    { summary: `Scans /<filePath> and indexes what it finds: [scan task, index task]; 403 outside the data folder. ${options}`, tag, requestBody: TaskOptionsBody, response: views }
-  ),
+  route("POST", "/api/task/batchUpdate/index/:filePath:", Effect.flatMap(dataDirPath, scanThenIndex), {
+    summary: `Scans /<filePath> and indexes what it finds: [scan task, index task]; 403 outside the data folder. ${options}`,
+    tag,
+    requestBody: TaskOptionsBody,
+    response: views
+  }),
   route(
     "POST",
     "/api/task/batchUpdate/scan/:filePath:",
@@ -67,6 +80,11 @@ export const indexTaskRoutes = [
       const { options } = yield* requestOptions
       return json(legacyTaskView(yield* startScan(directory, options), (yield* CurrentUser).user))
     }),
-    { summary: `Starts a scan of /<filePath> into the project's document queue; 403 outside the data folder. ${options}`, tag, requestBody: TaskOptionsBody, response: LegacyTaskView }
+    {
+      summary: `Starts a scan of /<filePath> into the project's document queue; 403 outside the data folder. ${options}`,
+      tag,
+      requestBody: TaskOptionsBody,
+      response: LegacyTaskView
+    }
   )
 ]

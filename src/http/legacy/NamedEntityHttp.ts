@@ -44,6 +44,10 @@ export const namedEntityRoutes = [
       yield* (yield* DocumentIndex).hideNamedEntities(project, yield* pathParam("mentionNorm"))
       return empty(200)
     }),
-    { summary: "Hides every named entity of the project with that normalised mention (200 also when none matched); 403 without access to the project", tag }
+    {
+      summary:
+        "Hides every named entity of the project with that normalised mention (200 also when none matched); 403 without access to the project",
+      tag
+    }
   )
 ]

@@ -41,28 +41,32 @@ export const nerRoutes = [
     response: Schema.Array(Schema.String)
   }),
   // `NerPool` keeps R from being inferred as HttpRequest. Its text may be maxTextLength characters of up to 4 bytes each.
-  withBodyLimit(4 * maxTextLength)(route<NerPool>(
-    "POST",
-    "/api/ner/findNames/:pipeline",
-    Effect.gen(function* () {
-      const pipeline = yield* pipelineParam
-      const text = yield* textBody(pipeline)
-      // An empty text holds no names: the reference answers [] too.
-      if (text.trim() === "") return json([])
-      // As in the reference: the language is guessed from the text, and a pipeline that does not read it finds nothing.
-      const language = detectLanguage(text)
-      if (!pipeline.supports(language)) return json([])
-      // A slow pipeline runs on a worker thread: its second or two of analysis does not hold other requests.
-      const [annotations = []] = yield* (yield* NerPool).annotateDocuments(pipeline, [{ content: text, contentType: "text/plain", metadata: {} }])
-      const entities = entitiesOf(annotations, { id: "", rootDocument: "", language }, pipeline.name)
-      return json(entities.map(namedEntityView))
-    }),
-    {
-      summary: `Named entities of the plain text in the body (any Content-Type; [] for an empty one); 400 for an unknown pipeline, 413 beyond what the pipeline analyses per request (${pipelines.map((pipeline) => `${pipeline.name} ${pipeline.maxRequestLength}`).join(", ")} characters)`,
-      tag,
-      response: Schema.Array(NamedEntityView)
-    }
-  )),
+  withBodyLimit(4 * maxTextLength)(
+    route<NerPool>(
+      "POST",
+      "/api/ner/findNames/:pipeline",
+      Effect.gen(function* () {
+        const pipeline = yield* pipelineParam
+        const text = yield* textBody(pipeline)
+        // An empty text holds no names: the reference answers [] too.
+        if (text.trim() === "") return json([])
+        // As in the reference: the language is guessed from the text, and a pipeline that does not read it finds nothing.
+        const language = detectLanguage(text)
+        if (!pipeline.supports(language)) return json([])
+        // A slow pipeline runs on a worker thread: its second or two of analysis does not hold other requests.
+        const [annotations = []] = yield* (yield* NerPool).annotateDocuments(pipeline, [
+          { content: text, contentType: "text/plain", metadata: {} }
+        ])
+        const entities = entitiesOf(annotations, { id: "", rootDocument: "", language }, pipeline.name)
+        return json(entities.map(namedEntityView))
+      }),
+      {
+        summary: `Named entities of the plain text in the body (any Content-Type; [] for an empty one); 400 for an unknown pipeline, 413 beyond what the pipeline analyses per request (${pipelines.map((pipeline) => `${pipeline.name} ${pipeline.maxRequestLength}`).join(", ")} characters)`,
+        tag,
+        response: Schema.Array(NamedEntityView)
+      }
+    )
+  ),
   route(
     "POST",
     "/api/task/findNames/:pipeline",
@@ -74,7 +78,8 @@ export const nerRoutes = [
       return json([legacyTaskView(task, (yield* CurrentUser).user)])
     }),
     {
-      summary: "Starts a task running the pipeline over every document of the project not yet tagged with it (option `defaultProject`); answers [task]; 400 for an unknown pipeline, 403 for a project that is not the caller's (administrators may name any)",
+      summary:
+        "Starts a task running the pipeline over every document of the project not yet tagged with it (option `defaultProject`); answers [task]; 400 for an unknown pipeline, 403 for a project that is not the caller's (administrators may name any)",
       tag: "task",
       requestBody: TaskOptionsBody,
       response: Schema.Array(LegacyTaskView)

@@ -17,7 +17,11 @@ export const openApiRoutes = (table: () => ReadonlyArray<DocumentedRoute>) => {
       "/api/openapi",
       Effect.sync(
         (): HttpResponse =>
-          (document ??= { status: 200, headers: {}, body: { _tag: "Json", value: openApiDocument(table(), info), contentType: "text/json" } })
+          (document ??= {
+            status: 200,
+            headers: {},
+            body: { _tag: "Json", value: openApiDocument(table(), info), contentType: "text/json" }
+          })
       ),
       { summary: "This description of the API, in OpenAPI 3.0", tag: "application", responseContentType: "text/json" }
     )

@@ -34,7 +34,10 @@ const deliverableRoutes = (kind: DeliverableKind, base: string, folder: string) 
     {
       summary: `The ${kind}s of the registry and those installed in ${folder} (also when not in the registry), sorted by id`,
       tag: `${kind}s`,
-      query: { filter: "pattern found (ignoring case) in the id, name or description, or an installed file name: `|`, `^`, `$`, `.*` and `.` as in a regular expression, everything else literal" },
+      query: {
+        filter:
+          "pattern found (ignoring case) in the id, name or description, or an installed file name: `|`, `^`, `$`, `.*` and `.` as in a regular expression, everything else literal"
+      },
       response: Schema.Array(DeliverablePackage)
     }
   ),
@@ -54,7 +57,10 @@ const deliverableRoutes = (kind: DeliverableKind, base: string, folder: string) 
       query: { id: "id in the registry", url: "http:// or https:// URL of the package (tried first)" }
     }
   ),
-  route("OPTIONS", `${base}/uninstall`, Effect.succeed(allowMethods("OPTIONS, DELETE")), { summary: "Preflight: allows DELETE", tag: `${kind}s` }),
+  route("OPTIONS", `${base}/uninstall`, Effect.succeed(allowMethods("OPTIONS, DELETE")), {
+    summary: "Preflight: allows DELETE",
+    tag: `${kind}s`
+  }),
   route(
     "DELETE",
     `${base}/uninstall`,

@@ -9,9 +9,14 @@ const tag = "projects"
 const writeNote = "in SERVER mode only administrators may change projects (403)"
 
 export const projectRoutes = [
-  route("GET", "/api/project", Effect.gen(function* () {
-    return json(yield* (yield* Projects).list(yield* projectCaller))
-  }), { summary: "The stored projects among the caller's", tag, response: Schema.Array(LegacyProject) }),
+  route(
+    "GET",
+    "/api/project",
+    Effect.gen(function* () {
+      return json(yield* (yield* Projects).list(yield* projectCaller))
+    }),
+    { summary: "The stored projects among the caller's", tag, response: Schema.Array(LegacyProject) }
+  ),
   route(
     "POST",
     "/api/project",
@@ -44,13 +49,18 @@ export const projectRoutes = [
       tag
     }
   ),
-  route("GET", "/api/project/:id", Effect.gen(function* () {
-    return json(yield* (yield* Projects).get(yield* pathParam("id"), yield* projectCaller))
-  }), {
-    summary: "A stored project; 404 Project not found; in SERVER mode 403 for a project outside the caller's",
-    tag,
-    response: LegacyProject
-  }),
+  route(
+    "GET",
+    "/api/project/:id",
+    Effect.gen(function* () {
+      return json(yield* (yield* Projects).get(yield* pathParam("id"), yield* projectCaller))
+    }),
+    {
+      summary: "A stored project; 404 Project not found; in SERVER mode 403 for a project outside the caller's",
+      tag,
+      response: LegacyProject
+    }
+  ),
   route(
     "PUT",
     "/api/project/:id",
@@ -67,7 +77,10 @@ export const projectRoutes = [
       response: LegacyProject
     }
   ),
-  publicRoute("OPTIONS", "/api/project/:id", Effect.succeed(allowMethods("OPTIONS, DELETE")), { summary: "Methods allowed on a project", tag }),
+  publicRoute("OPTIONS", "/api/project/:id", Effect.succeed(allowMethods("OPTIONS, DELETE")), {
+    summary: "Methods allowed on a project",
+    tag
+  }),
   route(
     "DELETE",
     "/api/project/:id",

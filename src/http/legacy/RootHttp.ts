@@ -50,7 +50,11 @@ const quarryPage = Effect.gen(function* () {
  * more letters and digits, one of them a digit, between dots or dashes before the extension.
  */
 const isContentHashed = (file: string) =>
-  path.basename(file).split(".").slice(0, -1).flatMap((part) => part.split("-"))
+  path
+    .basename(file)
+    .split(".")
+    .slice(0, -1)
+    .flatMap((part) => part.split("-"))
     .some((part) => part.length >= 8 && /^\w+$/.test(part) && /\d/.test(part))
 
 /**
@@ -62,7 +66,11 @@ const webRootFile = (webRoot: string, relative: string) =>
     const file = yield* fileWithin(webRoot, relative)
     if (Option.isNone(file)) return yield* new NotFound({ message: "Not found" })
     const cache = isContentHashed(file.value.path) ? assetHeaders : { "Cache-Control": "no-cache" }
-    return stream(createReadStream(file.value.path), contentTypeOf(file.value.path), { ...cache, "Content-Length": String(file.value.size), "X-Content-Type-Options": "nosniff" }) satisfies HttpResponse
+    return stream(createReadStream(file.value.path), contentTypeOf(file.value.path), {
+      ...cache,
+      "Content-Length": String(file.value.size),
+      "X-Content-Type-Options": "nosniff"
+    }) satisfies HttpResponse
   })
 
 /** `/`: the front end of webRoot when set (its own page, under its own policy), else Quarry's page. */
@@ -82,7 +90,8 @@ const webRootPath = Effect.gen(function* () {
 })
 
 export const webRootRoute = publicRoute("GET", "/:path:", webRootPath, {
-  summary: "With webRoot set: a file of the front end served from it, with its content type; 404 for a missing file or a path leaving the folder",
+  summary:
+    "With webRoot set: a file of the front end served from it, with its content type; 404 for a missing file or a path leaving the folder",
   tag: "application"
 })
 
@@ -110,7 +119,8 @@ const webAsset = Effect.gen(function* () {
 
 export const rootRoutes = [
   publicRoute("GET", "/", rootPage, {
-    summary: "The web page, with a script tag (and a style sheet link) per installed plugin when pluginsDir is set; the index.html of webRoot when set",
+    summary:
+      "The web page, with a script tag (and a style sheet link) per installed plugin when pluginsDir is set; the index.html of webRoot when set",
     tag: "application",
     responseContentType: htmlContentType
   }),
@@ -120,7 +130,8 @@ export const rootRoutes = [
     responseContentType: htmlContentType
   }),
   publicRoute("GET", "/assets/:name", webAsset, {
-    summary: "A content-hashed script or style sheet of the web page (of webRoot's front end first, when set), cached for a year; 404 for anything else",
+    summary:
+      "A content-hashed script or style sheet of the web page (of webRoot's front end first, when set), cached for a year; 404 for anything else",
     tag: "application"
   })
 ]

@@ -29,11 +29,16 @@ export const settingsRoutes = [
     tag: "settings",
     response: StringMap
   }),
-  publicRoute("GET", "/version", Effect.map(BuildInfo, (info) => json(info.properties)), {
-    summary: "Version of this installation: git.* keys (git.build.version, git.commit.id, git.branch…)",
-    tag: "settings",
-    response: StringMap
-  }),
+  publicRoute(
+    "GET",
+    "/version",
+    Effect.map(BuildInfo, (info) => json(info.properties)),
+    {
+      summary: "Version of this installation: git.* keys (git.build.version, git.commit.id, git.branch…)",
+      tag: "settings",
+      response: StringMap
+    }
+  ),
   route("OPTIONS", "/api/settings", Effect.succeed(allowMethods("OPTIONS, PATCH", { "Access-Control-Allow-Headers": "content-type" })), {
     summary: "Preflight: allows PATCH",
     tag: "settings"

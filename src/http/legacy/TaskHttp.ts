@@ -18,7 +18,12 @@ const contentTypes: Readonly<Record<string, string>> = { ".zip": "application/zi
 /** A file result as an attachment; 404 when the file is gone (batch download archives expire). */
 const attachment = (file: string) =>
   Effect.gen(function* () {
-    const exists = yield* Effect.promise(() => fs.promises.access(file, fs.constants.R_OK).then(() => true, () => false))
+    const exists = yield* Effect.promise(() =>
+      fs.promises.access(file, fs.constants.R_OK).then(
+        () => true,
+        () => false
+      )
+    )
     if (!exists) return yield* new NotFound({ message: `the result file ${path.basename(file)} no longer exists` })
     const contentType = contentTypes[path.extname(file).toLowerCase()] ?? "application/octet-stream"
     return stream(fs.createReadStream(file), contentType, { "Content-Disposition": `attachment;filename="${path.basename(file)}"` })
@@ -33,7 +38,15 @@ export const taskRoutes = [
       const tasks = yield* (yield* Tasks).list(user.id, yield* queryParam("filter"))
       return json(yield* Effect.forEach(tasks, (task) => liveTaskView(task, user)))
     }),
-    { summary: "The caller's tasks, any state; `filter` keeps those whose name matches it", tag, query: { filter: "pattern found (ignoring case) in the task name: `|`, `^`, `$`, `.*` and `.` as in a regular expression, everything else literal" }, response: views }
+    {
+      summary: "The caller's tasks, any state; `filter` keeps those whose name matches it",
+      tag,
+      query: {
+        filter:
+          "pattern found (ignoring case) in the task name: `|`, `^`, `$`, `.*` and `.` as in a regular expression, everything else literal"
+      },
+      response: views
+    }
   ),
   route(
     "GET",
@@ -66,7 +79,10 @@ export const taskRoutes = [
     { summary: "Removes the caller's finished tasks (DONE, ERROR, CANCELLED) and returns them", tag, response: views }
   ),
   // Preflights are public: browsers send them without credentials.
-  publicRoute("OPTIONS", "/api/task/clean/:taskName:", Effect.succeed(allowMethods("OPTIONS, DELETE")), { summary: "Methods allowed on a task to clean", tag }),
+  publicRoute("OPTIONS", "/api/task/clean/:taskName:", Effect.succeed(allowMethods("OPTIONS, DELETE")), {
+    summary: "Methods allowed on a task to clean",
+    tag
+  }),
   route(
     "DELETE",
     "/api/task/clean/:taskName:",
@@ -76,14 +92,21 @@ export const taskRoutes = [
     }),
     { summary: "Removes one finished task (404 unknown, 403 another user's or not finished)", tag }
   ),
-  publicRoute("OPTIONS", "/api/task/stop/:taskName:", Effect.succeed(allowMethods("OPTIONS, PUT")), { summary: "Methods allowed on a task to stop", tag }),
+  publicRoute("OPTIONS", "/api/task/stop/:taskName:", Effect.succeed(allowMethods("OPTIONS, PUT")), {
+    summary: "Methods allowed on a task to stop",
+    tag
+  }),
   route(
     "PUT",
     "/api/task/stop/:taskId:",
     Effect.gen(function* () {
       return json(yield* (yield* Tasks).stop((yield* caller).id, yield* pathParam("taskId")))
     }),
-    { summary: "Cancels a queued or running task: true if it was cancelled, false if it had already finished", tag, response: Schema.Boolean }
+    {
+      summary: "Cancels a queued or running task: true if it was cancelled, false if it had already finished",
+      tag,
+      response: Schema.Boolean
+    }
   ),
   publicRoute("OPTIONS", "/api/task/stopAll", Effect.succeed(allowMethods("OPTIONS, PUT")), { summary: "Methods allowed on stopAll", tag }),
   route(

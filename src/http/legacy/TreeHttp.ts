@@ -54,8 +54,7 @@ const describe = (name: string, stats: Stats) => ({
   size: stats.size
 })
 
-const fsCall = <A>(call: () => Promise<A>) =>
-  Effect.tryPromise({ try: call, catch: (error) => error as NodeJS.ErrnoException })
+const fsCall = <A>(call: () => Promise<A>) => Effect.tryPromise({ try: call, catch: (error) => error as NodeJS.ErrnoException })
 
 // Bounds the open file handles of one listing.
 const statConcurrency = 16

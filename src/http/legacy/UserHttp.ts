@@ -29,7 +29,9 @@ const me = Effect.gen(function* () {
 
 const historyQuery = Effect.gen(function* () {
   const names = ["type", "from", "size", "sort", "desc", "projects"] as const
-  const parameters = Object.fromEntries(yield* Effect.forEach(names, (name) => Effect.map(queryParam(name), (value) => [name, value] as const)))
+  const parameters = Object.fromEntries(
+    yield* Effect.forEach(names, (name) => Effect.map(queryParam(name), (value) => [name, value] as const))
+  )
   return yield* parseHistoryQuery(parameters)
 })
 
@@ -39,54 +41,80 @@ export const userRoutes = [
     tag,
     response: SessionInformation
   }),
-  publicRoute("OPTIONS", historyPath, Effect.succeed(allowMethods("OPTIONS, GET, PUT, DELETE")), { summary: "Methods allowed on the history", tag }),
-  route("GET", historyPath, Effect.gen(function* () {
-    return json(yield* (yield* UserHistory).list(yield* projectCaller, yield* historyQuery))
-  }), {
-    summary:
-      "The caller's events of one type, newest first by default; size 0 (the default) lists all from `from`; 400 for an unknown type " +
-      "or sort, or a from/size that is not a non-negative integer",
-    tag,
-    query: {
-      type: "document or search (required, any case)",
-      from: "offset, default 0",
-      size: "number of events, default 0 = all",
-      sort: "modificationDate (default), creationDate, name, uri, id, type, userId, or the column names modification_date, creation_date, user_id",
-      desc: "descending unless false",
-      projects: "comma-separated project ids: only events linked to one of them"
-    },
-    response: HistoryList
+  publicRoute("OPTIONS", historyPath, Effect.succeed(allowMethods("OPTIONS, GET, PUT, DELETE")), {
+    summary: "Methods allowed on the history",
+    tag
   }),
-  route("PUT", historyPath, Effect.gen(function* () {
-    const event = yield* jsonBody(HistoryEventInput)
-    yield* (yield* UserHistory).record(yield* projectCaller, event)
-    return empty()
-  }), {
-    summary:
-      "Adds an event, or refreshes the modificationDate of the caller's event of the same uri; 200; 400 for a body of the wrong " +
-      "shape (type SEARCH or DOCUMENT, projectIds an array of at most 1000), 403 when a project id is not the caller's",
-    tag,
-    requestBody: HistoryEventInput
+  route(
+    "GET",
+    historyPath,
+    Effect.gen(function* () {
+      return json(yield* (yield* UserHistory).list(yield* projectCaller, yield* historyQuery))
+    }),
+    {
+      summary:
+        "The caller's events of one type, newest first by default; size 0 (the default) lists all from `from`; 400 for an unknown type " +
+        "or sort, or a from/size that is not a non-negative integer",
+      tag,
+      query: {
+        type: "document or search (required, any case)",
+        from: "offset, default 0",
+        size: "number of events, default 0 = all",
+        sort: "modificationDate (default), creationDate, name, uri, id, type, userId, or the column names modification_date, creation_date, user_id",
+        desc: "descending unless false",
+        projects: "comma-separated project ids: only events linked to one of them"
+      },
+      response: HistoryList
+    }
+  ),
+  route(
+    "PUT",
+    historyPath,
+    Effect.gen(function* () {
+      const event = yield* jsonBody(HistoryEventInput)
+      yield* (yield* UserHistory).record(yield* projectCaller, event)
+      return empty()
+    }),
+    {
+      summary:
+        "Adds an event, or refreshes the modificationDate of the caller's event of the same uri; 200; 400 for a body of the wrong " +
+        "shape (type SEARCH or DOCUMENT, projectIds an array of at most 1000), 403 when a project id is not the caller's",
+      tag,
+      requestBody: HistoryEventInput
+    }
+  ),
+  route(
+    "DELETE",
+    historyPath,
+    Effect.gen(function* () {
+      const type = yield* parseType(yield* queryParam("type"))
+      yield* (yield* UserHistory).removeType(yield* projectCaller, type)
+      return empty(204)
+    }),
+    {
+      summary: "Deletes the caller's events of a type; 204, also when there were none; 400 for an unknown type",
+      tag,
+      query: { type: "document or search" },
+      responseStatus: 204
+    }
+  ),
+  publicRoute("OPTIONS", `${historyPath}/event`, Effect.succeed(allowMethods("OPTIONS, DELETE")), {
+    summary: "Methods allowed on a history event",
+    tag
   }),
-  route("DELETE", historyPath, Effect.gen(function* () {
-    const type = yield* parseType(yield* queryParam("type"))
-    yield* (yield* UserHistory).removeType(yield* projectCaller, type)
-    return empty(204)
-  }), {
-    summary: "Deletes the caller's events of a type; 204, also when there were none; 400 for an unknown type",
-    tag,
-    query: { type: "document or search" },
-    responseStatus: 204
-  }),
-  publicRoute("OPTIONS", `${historyPath}/event`, Effect.succeed(allowMethods("OPTIONS, DELETE")), { summary: "Methods allowed on a history event", tag }),
-  route("DELETE", `${historyPath}/event`, Effect.gen(function* () {
-    const id = yield* parseEventId(yield* queryParam("id"))
-    yield* (yield* UserHistory).removeEvent(yield* projectCaller, id)
-    return empty(204)
-  }), {
-    summary: "Deletes one of the caller's events; 204, also when unknown; 400 for an id that is not an integer",
-    tag,
-    query: { id: "event id" },
-    responseStatus: 204
-  })
+  route(
+    "DELETE",
+    `${historyPath}/event`,
+    Effect.gen(function* () {
+      const id = yield* parseEventId(yield* queryParam("id"))
+      yield* (yield* UserHistory).removeEvent(yield* projectCaller, id)
+      return empty(204)
+    }),
+    {
+      summary: "Deletes one of the caller's events; 204, also when unknown; 400 for an id that is not an integer",
+      tag,
+      query: { id: "event id" },
+      responseStatus: 204
+    }
+  )
 ]

@@ -53,5 +53,7 @@ export const mediaTypeRefusal = (request: IncomingMessage, path: string, bodyTyp
   const contentType = request.headers["content-type"] ?? ""
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
   const refused = formTypes.includes(mediaType) || (bodyTypes === "json" && mediaType === "text/plain")
-  return refused ? refusal(path, 415, `Unsupported media type "${contentType}" in request: send JSON as application/json`, "unsupported_media_type") : undefined
+  return refused
+    ? refusal(path, 415, `Unsupported media type "${contentType}" in request: send JSON as application/json`, "unsupported_media_type")
+    : undefined
 }

@@ -55,10 +55,13 @@ export const makeServerAuthenticator = (settings: SettingsShape) =>
           case "basic": {
             const credentials = parseBasic(value)
             if (credentials === undefined) {
-              return yield* required ? Effect.fail(new BadRequest({ message: "malformed Basic credentials" })) : Effect.succeed(noCredentials)
+              return yield* required
+                ? Effect.fail(new BadRequest({ message: "malformed Basic credentials" }))
+                : Effect.succeed(noCredentials)
             }
             // No login or password holds a NUL, and the database cannot compare one.
-            if (credentials.login.includes("\0") || Redacted.value(credentials.password).includes("\0")) return yield* new BadRequest({ message: nulRefusal })
+            if (credentials.login.includes("\0") || Redacted.value(credentials.password).includes("\0"))
+              return yield* new BadRequest({ message: nulRefusal })
             const user = yield* throttle.checkPassword(credentials.login, credentials.password, request.remoteAddress)
             if (Option.isNone(user)) return yield* refuse("wrong login or password")
             return { user: currentUserOf(user.value), headers: noHeaders }

@@ -18,7 +18,8 @@ export const newSessionId = () => randomBytes(16).toString("hex")
 
 /** Whether a request came over HTTPS: on a TLS socket here, or through a proxy that says so. */
 export const cameOverHttps = (request: IncomingMessage) =>
-  (request.socket as Partial<TLSSocket>).encrypted === true || request.headers["x-forwarded-proto"]?.toString().split(",")[0]?.trim() === "https"
+  (request.socket as Partial<TLSSocket>).encrypted === true ||
+  request.headers["x-forwarded-proto"]?.toString().split(",")[0]?.trim() === "https"
 
 export interface SessionCookieOptions {
   readonly sessionId?: string

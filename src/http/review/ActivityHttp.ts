@@ -66,17 +66,34 @@ const ownNotification = (context: ReadContext, id: string, refusals: Notificatio
     return recipientId === context.user.id ? Number(id) : yield* refusals.foreign()
   })
 
-const notificationMissing = () => new JsonApiError({ status: 404, detail: "No UserNotification matches the given query.", pointer: null, code: "not_found" })
+const notificationMissing = () =>
+  new JsonApiError({ status: 404, detail: "No UserNotification matches the given query.", pointer: null, code: "not_found" })
 
 const singleRefusals: NotificationRefusals = { missing: notificationMissing, foreign: notificationMissing }
 
 /** Checks a notification payload (only `read` is writable) and answers the write, for PUT and bulk operations. */
-export const notificationUpdate = (context: ReadContext, targetId: string, payload: RequestDocument, base = "/data", refusals = singleRefusals) =>
+export const notificationUpdate = (
+  context: ReadContext,
+  targetId: string,
+  payload: RequestDocument,
+  base = "/data",
+  refusals = singleRefusals
+) =>
   Effect.gen(function* () {
     const id = yield* ownNotification(context, targetId, refusals)
     const { values, errors } = checkAttributes(payload.attributes, { read: { kind: "boolean" } }, false)
     if (errors.length > 0) {
-      return yield* new ValidationFailed({ errors: errors.map((error) => new JsonApiError({ status: error.status, detail: error.detail, code: error.code, pointer: `${base}${(error.pointer ?? "").replace(/^\/data/, "")}` })) })
+      return yield* new ValidationFailed({
+        errors: errors.map(
+          (error) =>
+            new JsonApiError({
+              status: error.status,
+              detail: error.detail,
+              code: error.code,
+              pointer: `${base}${(error.pointer ?? "").replace(/^\/data/, "")}`
+            })
+        )
+      })
     }
     return typeof values.read === "boolean" ? markNotification(id, values.read) : Effect.void
   })
@@ -87,7 +104,16 @@ const updateNotification = Effect.gen(function* () {
   yield* ownNotification(context, urlId, singleRefusals)
   const write = yield* notificationUpdate(context, urlId, yield* readDocument("UserNotification", urlId))
   yield* inTransaction(write)
-  return document(yield* readOne(registry, context, registry.UserNotification, urlId, new URLSearchParams(), "No UserNotification matches the given query."))
+  return document(
+    yield* readOne(
+      registry,
+      context,
+      registry.UserNotification,
+      urlId,
+      new URLSearchParams(),
+      "No UserNotification matches the given query."
+    )
+  )
 })
 
 export const activityRoutes = [

@@ -27,9 +27,20 @@ const assign = Effect.gen(function* () {
   )
   const round = write.columns.round as number | undefined
   const id = yield* inTransaction(
-    attribute({ recordId: write.columns.task_record_id as number, checkerId: write.columns.checker_id as number, ...(round === undefined ? {} : { round }) })
+    attribute({
+      recordId: write.columns.task_record_id as number,
+      checkerId: write.columns.checker_id as number,
+      ...(round === undefined ? {} : { round })
+    })
   ).pipe(Effect.catchTag("AttributionRefused", (error) => Effect.fail(badRequest(error.message))))
-  const body = yield* readOne(registry, context, registry.TaskRecordReview, String(id), new URLSearchParams(), "No TaskRecordReview matches the given query.")
+  const body = yield* readOne(
+    registry,
+    context,
+    registry.TaskRecordReview,
+    String(id),
+    new URLSearchParams(),
+    "No TaskRecordReview matches the given query."
+  )
   return document(body, 201)
 })
 

@@ -32,7 +32,8 @@ type Write<A> = Effect.Effect<A, JsonApiError | ChoiceGroupFrozen | StillInUse, 
 const asJsonApi = <A>(write: Write<A>) =>
   write.pipe(
     Effect.catchTags({
-      ChoiceGroupFrozen: (error) => Effect.fail(new JsonApiError({ status: 400, detail: error.message, pointer: "/data/relationships/choiceGroup", code: "invalid" })),
+      ChoiceGroupFrozen: (error) =>
+        Effect.fail(new JsonApiError({ status: 400, detail: error.message, pointer: "/data/relationships/choiceGroup", code: "invalid" })),
       StillInUse: (error) => Effect.fail(new JsonApiError({ status: 400, detail: error.message, pointer: "/data", code: "protected" }))
     })
   )
@@ -57,8 +58,9 @@ const modelOf = (spec: ContentSpec) => (typeof spec.definition.type === "string"
 
 /** The resource as a detail GET shows it (default includes), after a create or an update. */
 const render = (context: ReadContext, spec: ContentSpec, id: number, status: number) =>
-  Effect.map(readOne(registry, context, spec.definition, String(id), new URLSearchParams(), `No ${modelOf(spec)} matches the given query.`), (body) =>
-    document(body, status)
+  Effect.map(
+    readOne(registry, context, spec.definition, String(id), new URLSearchParams(), `No ${modelOf(spec)} matches the given query.`),
+    (body) => document(body, status)
   )
 
 const createHandler = (spec: ContentSpec) =>
@@ -107,7 +109,9 @@ const deleteHandler = (spec: ContentSpec) =>
 
 const named = { name: { kind: "string", max: 100, required: true } } as const
 const nullableText = (max?: number) => ({ kind: "string", nullable: true, ...(max === undefined ? {} : { max }) }) as const
-const choiceGroupRelation = { choice_group: { type: "ChoiceGroup", table: "review_choice_groups", column: "choice_group_id", required: true } } as const
+const choiceGroupRelation = {
+  choice_group: { type: "ChoiceGroup", table: "review_choice_groups", column: "choice_group_id", required: true }
+} as const
 
 const taskSpec: ContentSpec = {
   path: "tasks",
@@ -197,7 +201,13 @@ const specs: ReadonlyArray<ContentSpec> = [
     table: "review_choices",
     definition: registry.Choice,
     rules: {
-      attributes: { ...named, value: { kind: "string", max: 100 }, color: nullableText(100), shortkeys: nullableText(100), require_alternative_value: { kind: "boolean" } },
+      attributes: {
+        ...named,
+        value: { kind: "string", max: 100 },
+        color: nullableText(100),
+        shortkeys: nullableText(100),
+        require_alternative_value: { kind: "boolean" }
+      },
       toOne: choiceGroupRelation
     },
     normalise: valueDefaultsToName,

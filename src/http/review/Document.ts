@@ -15,16 +15,23 @@ export interface RequestDocument {
   readonly relationships: Readonly<Record<string, Linkage>>
 }
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
-const snakeKeys = (value: unknown) => (isObject(value) ? Object.fromEntries(Object.entries(value).map(([name, item]) => [toSnake(name), item])) : {})
+const snakeKeys = (value: unknown) =>
+  isObject(value) ? Object.fromEntries(Object.entries(value).map(([name, item]) => [toSnake(name), item])) : {}
 
 /** Bodies must be `application/vnd.api+json`; media-type parameters (`; ext=bulk`) are tolerated. */
 export const requireJsonApiMediaType = Effect.gen(function* () {
   const request = yield* HttpRequest
   const contentType = request.headers["content-type"] ?? ""
   if (contentType.split(";")[0]!.trim().toLowerCase() !== "application/vnd.api+json") {
-    return yield* new JsonApiError({ status: 415, detail: `Unsupported media type "${contentType}" in request.`, pointer: "/data", code: "unsupported_media_type" })
+    return yield* new JsonApiError({
+      status: 415,
+      detail: `Unsupported media type "${contentType}" in request.`,
+      pointer: "/data",
+      code: "unsupported_media_type"
+    })
   }
 })
 
@@ -36,7 +43,8 @@ const identifier = (name: string, value: unknown) => {
 }
 
 const linkage = (name: string, value: unknown): Effect.Effect<Linkage, JsonApiError> => {
-  if (!isObject(value) || !("data" in value)) return Effect.fail(badRequest("Invalid relationship: a `data` member is required", `/data/relationships/${name}`))
+  if (!isObject(value) || !("data" in value))
+    return Effect.fail(badRequest("Invalid relationship: a `data` member is required", `/data/relationships/${name}`))
   if (value.data === null) return Effect.succeed(null)
   if (Array.isArray(value.data)) return Effect.forEach(value.data, (item) => identifier(name, item))
   return identifier(name, value.data)
@@ -60,7 +68,9 @@ export const readDocument = (type: string, urlId?: string) =>
     const data = isObject(parsed) ? parsed.data : undefined
     if (!isObject(data)) return yield* badRequest("Received document does not contain primary data")
     if (data.type !== type) {
-      return yield* conflict(`The resource object's type (${String(data.type)}) is not the type that constitute the collection represented by the endpoint (${type}).`)
+      return yield* conflict(
+        `The resource object's type (${String(data.type)}) is not the type that constitute the collection represented by the endpoint (${type}).`
+      )
     }
     const id = typeof data.id === "string" || typeof data.id === "number" ? String(data.id) : undefined
     if (urlId !== undefined) {

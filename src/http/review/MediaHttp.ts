@@ -24,7 +24,9 @@ const uploadZip = Effect.gen(function* () {
   const zip = yield* formFile(form, "zip_file")
   const onlyOne = truthy(form.get("only_one_per_task_record")?.content.toString("utf8"))
   const counts = yield* uploadMedia(settings.dataDir, task, zip, onlyOne).pipe(
-    Effect.catchTag("InvalidUpload", (error) => Effect.fail(new JsonApiError({ status: 400, detail: error.reason, pointer: `/data/attributes/${error.field}`, code: "invalid" })))
+    Effect.catchTag("InvalidUpload", (error) =>
+      Effect.fail(new JsonApiError({ status: 400, detail: error.reason, pointer: `/data/attributes/${error.field}`, code: "invalid" }))
+    )
   )
   return document({ meta: counts })
 })
@@ -39,7 +41,12 @@ const mediaFile = Effect.gen(function* () {
   const media = yield* visibleMedia(Number(id), context.user)
   if (media === undefined) return yield* missing
   const file = path.join(mediaRoot(settings.dataDir), media.file)
-  const exists = yield* Effect.promise(() => fs.promises.access(file).then(() => true, () => false))
+  const exists = yield* Effect.promise(() =>
+    fs.promises.access(file).then(
+      () => true,
+      () => false
+    )
+  )
   if (!exists) return yield* missing
   return stream(fs.createReadStream(file), media.mimeType)
 })
@@ -54,7 +61,12 @@ const csvExport = (kind: "records" | "reviews") =>
 
 export const mediaRoutes = [
   withBodyLimit(uploadMaxBodyBytes)(
-    jsonApiRoute("POST", `${apiRoot}/task-record-media/upload`, uploadZip, "Attaches the files of a ZIP to records by uid (multipart: task, zip_file, only_one_per_task_record; staff only)")
+    jsonApiRoute(
+      "POST",
+      `${apiRoot}/task-record-media/upload`,
+      uploadZip,
+      "Attaches the files of a ZIP to records by uid (multipart: task, zip_file, only_one_per_task_record; staff only)"
+    )
   ),
   jsonApiRoute("GET", `${apiRoot}/task-record-media/:id/file`, mediaFile, "A media file's content"),
   jsonApiRoute("GET", `${apiRoot}/tasks/:id/export/records`, csvExport("records"), "A task's records as CSV (staff only)"),

@@ -16,7 +16,12 @@ export const readForm = Effect.gen(function* () {
   const contentType = request.headers["content-type"] ?? ""
   const boundary = /^multipart\/form-data;.*boundary="?([^";]+)"?/i.exec(contentType)?.[1]
   if (boundary === undefined) {
-    return yield* new JsonApiError({ status: 415, detail: `Unsupported media type "${contentType}" in request.`, pointer: "/data", code: "unsupported_media_type" })
+    return yield* new JsonApiError({
+      status: 415,
+      detail: `Unsupported media type "${contentType}" in request.`,
+      pointer: "/data",
+      code: "unsupported_media_type"
+    })
   }
   const body = yield* request.body.pipe(Effect.mapError(bodyError))
   const delimiter = Buffer.from(`--${boundary}`)

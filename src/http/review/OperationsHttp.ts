@@ -19,7 +19,12 @@ type Failure = JsonApiError | ValidationFailed | ReviewWriteForbidden | ReviewFi
 type Prepared = Effect.Effect<void, Failure, SqlClient.SqlClient>
 
 /** How one payload type is checked against its target, exactly as the single-resource PUT checks it. */
-type PayloadKind = (context: ReadContext, targetId: string, payload: RequestDocument, base: string) => Effect.Effect<Prepared, Failure, SqlClient.SqlClient>
+type PayloadKind = (
+  context: ReadContext,
+  targetId: string,
+  payload: RequestDocument,
+  base: string
+) => Effect.Effect<Prepared, Failure, SqlClient.SqlClient>
 
 const reviewPayload: PayloadKind = (context, targetId, payload, base) =>
   Effect.gen(function* () {
@@ -39,7 +44,9 @@ const notificationPayload: PayloadKind = (context, targetId, payload, base) =>
 const payloadKinds: Readonly<Record<string, PayloadKind>> = { TaskRecordReview: reviewPayload, UserNotification: notificationPayload }
 
 const listOf = (attributes: Readonly<Record<string, unknown>>, name: string) =>
-  Array.isArray(attributes[name]) ? Effect.succeed(attributes[name] as ReadonlyArray<unknown>) : Effect.fail(badRequest("This field is required.", `/data/attributes/${name}`))
+  Array.isArray(attributes[name])
+    ? Effect.succeed(attributes[name] as ReadonlyArray<unknown>)
+    : Effect.fail(badRequest("This field is required.", `/data/attributes/${name}`))
 
 /** Checks operation `index` and answers its write; payloads are matched by id compared as strings. */
 const prepare = (context: ReadContext, payloads: ReadonlyArray<unknown>, operation: unknown, index: number) =>
@@ -79,5 +86,7 @@ const operations = Effect.gen(function* () {
 })
 
 export const operationRoutes = [
-  withBodyLimit(listMaxBodyBytes)(jsonApiRoute("POST", `${apiRoot}/operations`, operations, "Bulk updates of reviews and notifications, all or nothing"))
+  withBodyLimit(listMaxBodyBytes)(
+    jsonApiRoute("POST", `${apiRoot}/operations`, operations, "Bulk updates of reviews and notifications, all or nothing")
+  )
 ]

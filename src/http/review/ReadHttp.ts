@@ -53,7 +53,9 @@ export const detail = (definition: ResourceDefinition) =>
     const context = yield* readContext
     const request = yield* HttpRequest
     const id = yield* pathParam("id")
-    return document(yield* readOne(registry, context, definition, id, request.query, `No ${modelName(definition)} matches the given query.`))
+    return document(
+      yield* readOne(registry, context, definition, id, request.query, `No ${modelName(definition)} matches the given query.`)
+    )
   })
 
 /** A record's detail is for its reviewers (a review of their own on it) while its task is OPEN; staff read any. */
@@ -61,7 +63,9 @@ const recordDetail = Effect.gen(function* () {
   const context = yield* readContext
   const id = yield* pathParam("id")
   if (!context.user.isStaff && /^\d{1,9}$/.test(id)) {
-    yield* checkRecordReading(Number(id), context.user.id).pipe(Effect.catchTag("ReviewWriteForbidden", (error) => Effect.fail(forbidden(error.reason))))
+    yield* checkRecordReading(Number(id), context.user.id).pipe(
+      Effect.catchTag("ReviewWriteForbidden", (error) => Effect.fail(forbidden(error.reason)))
+    )
   }
   return yield* detail(registry.TaskRecord)
 })
@@ -145,7 +149,12 @@ export const reviewReadRoutes = [
   ...collectionRoutes("tips", registry.Tip, "Tips"),
   ...collectionRoutes("task-user-statistics", registry.TaskUserStatistics, "Checkers' progress per task and round"),
   ...collectionRoutes("task-user-choice-statistics", registry.TaskChoiceStatistics, "Checkers' choices per task and round"),
-  jsonApiRoute("GET", `${apiRoot}/settings`, Effect.map(settingsFor, (settings) => document({ data: settings.map(settingObject) })), "Settings"),
+  jsonApiRoute(
+    "GET",
+    `${apiRoot}/settings`,
+    Effect.map(settingsFor, (settings) => document({ data: settings.map(settingObject) })),
+    "Settings"
+  ),
   jsonApiRoute(
     "GET",
     `${apiRoot}/settings/:key`,

@@ -26,12 +26,20 @@ const typeOf = (definition: ResourceDefinition, row: Row) => (typeof definition.
 const keep = (fields: Fields, type: string, name: string) => fields.get(type)?.has(name) ?? true
 
 /** Serialises rows of one definition: attributes, relationships with their identifiers, self link. */
-const buildResources = (registry: Registry, context: ReadContext, definition: ResourceDefinition, fetched: ReadonlyArray<Row>, fields: Fields) =>
+const buildResources = (
+  registry: Registry,
+  context: ReadContext,
+  definition: ResourceDefinition,
+  fetched: ReadonlyArray<Row>,
+  fields: Fields
+) =>
   Effect.gen(function* () {
     const { rows, toMany } = yield* withRelations(context, definition, fetched)
     return rows.map((row): Built => {
       const type = typeOf(definition, row)
-      const attributes = Object.fromEntries(Object.entries(definition.attributes(row, context)).filter(([name]) => keep(fields, type, name)))
+      const attributes = Object.fromEntries(
+        Object.entries(definition.attributes(row, context)).filter(([name]) => keep(fields, type, name))
+      )
       const relationships: Record<string, unknown> = {}
       const refs = new Map<string, ReadonlyArray<{ key: ResourceKey; id: number }>>()
       for (const [name, relation] of Object.entries(definition.toOne ?? {})) {
@@ -45,7 +53,10 @@ const buildResources = (registry: Registry, context: ReadContext, definition: Re
       }
       for (const { name, relation, byOwner } of toMany) {
         const relatedIds = byOwner.get(row.id) ?? []
-        refs.set(name, relatedIds.map((id) => ({ key: relation.resource, id })))
+        refs.set(
+          name,
+          relatedIds.map((id) => ({ key: relation.resource, id }))
+        )
         if (!keep(fields, type, name)) continue
         const relatedType = registry[relation.resource].type
         relationships[name] = {
@@ -95,7 +106,8 @@ const includedResources = (
       Effect.forEach(Object.entries(tree), ([relation, subtree]) =>
         Effect.gen(function* () {
           const byKey = new Map<ResourceKey, Array<number>>()
-          for (const owner of owners) for (const ref of owner.refs.get(relation) ?? []) byKey.set(ref.key, [...(byKey.get(ref.key) ?? []), ref.id])
+          for (const owner of owners)
+            for (const ref of owner.refs.get(relation) ?? []) byKey.set(ref.key, [...(byKey.get(ref.key) ?? []), ref.id])
           for (const [key, ids] of byKey) {
             const related = yield* byIds(registry, context, key, ids, fields)
             for (const built of related) found.set(`${built.object.type}:${built.object.id}`, built.object)
@@ -143,7 +155,14 @@ export const readCollection = (
     }
     const count = yield* countRows(context, definition, where)
     const pages = Math.max(1, Math.ceil(count / query.pageSize))
-    const requested = query.pageNumber === undefined ? 1 : query.pageNumber === "last" ? pages : /^\d+$/.test(query.pageNumber) ? Number(query.pageNumber) : 0
+    const requested =
+      query.pageNumber === undefined
+        ? 1
+        : query.pageNumber === "last"
+          ? pages
+          : /^\d+$/.test(query.pageNumber)
+            ? Number(query.pageNumber)
+            : 0
     if (requested < 1 || requested > pages) return yield* invalidPage()
     const rows = yield* selectRows(context, definition, where, order, { size: query.pageSize, offset: (requested - 1) * query.pageSize })
     const built = yield* buildResources(registry, context, definition, rows, query.fields)
@@ -151,7 +170,12 @@ export const readCollection = (
     const link = (page: number) => pageLink(context.baseUrl, request.path, request.query, page)
     const extraMeta = yield* listMetaOf(context, definition, where)
     return {
-      links: { first: link(1), last: link(pages), next: requested < pages ? link(requested + 1) : null, prev: requested > 1 ? link(requested - 1) : null },
+      links: {
+        first: link(1),
+        last: link(pages),
+        next: requested < pages ? link(requested + 1) : null,
+        prev: requested > 1 ? link(requested - 1) : null
+      },
       data: built.map((item) => item.object),
       ...(included.length > 0 ? { included } : {}),
       meta: { pagination: { page: requested, pages, count }, ...extraMeta }
@@ -175,7 +199,10 @@ export const readOne = (
     const parsed = yield* parseReadQuery(query, definition)
     const missing = notFound(notFoundDetail, notFoundDetail === "Not found." ? "/data" : null)
     if (where === undefined && !/^\d{1,9}$/.test(id)) return yield* missing
-    const clauses = yield* Effect.mapError(whereOf(context, definition, parsed.filters, parsed.search, [where ?? idIs(context, Number(id))]), filterRefusal)
+    const clauses = yield* Effect.mapError(
+      whereOf(context, definition, parsed.filters, parsed.search, [where ?? idIs(context, Number(id))]),
+      filterRefusal
+    )
     const rows = yield* selectRows(context, definition, clauses, orderOf(context, definition, []))
     if (rows.length === 0) return yield* missing
     const built = yield* buildResources(registry, context, definition, rows.slice(0, 1), parsed.fields)

@@ -38,10 +38,17 @@ const updateRecord = Effect.gen(function* () {
       })
     )
   )
-  return document(yield* readOne(registry, context, registry.TaskRecord, urlId, new URLSearchParams(), "No TaskRecord matches the given query."))
+  return document(
+    yield* readOne(registry, context, registry.TaskRecord, urlId, new URLSearchParams(), "No TaskRecord matches the given query.")
+  )
 })
 
 export const recordWriteRoutes = [
-  jsonApiRoute("PUT", `${apiRoot}/task-records/:id`, updateRecord, "Locks, unlocks or bookmarks a record (its reviewers); staff also edit it"),
+  jsonApiRoute(
+    "PUT",
+    `${apiRoot}/task-records/:id`,
+    updateRecord,
+    "Locks, unlocks or bookmarks a record (its reviewers); staff also edit it"
+  ),
   jsonApiRoute("PATCH", `${apiRoot}/task-records/:id`, updateRecord, "Same as PUT")
 ]

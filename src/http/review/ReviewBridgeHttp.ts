@@ -17,13 +17,19 @@ import { attributeInvalid, checkWrite, existingId } from "./Writer.ts"
 const relationships = new Set(["project", "choiceGroup", "checkers"])
 
 /** Where a domain refusal points in the request document. */
-const pointerOf = (field: string) => (field === "task" ? "/data/id" : relationships.has(field) ? `/data/relationships/${field}` : `/data/attributes/${field}`)
+const pointerOf = (field: string) =>
+  field === "task" ? "/data/id" : relationships.has(field) ? `/data/relationships/${field}` : `/data/attributes/${field}`
 
 /** The caller as the bridge checks it: staff (already required) and the document projects they may use. */
 const bridgeCaller = (context: ReadContext) =>
   Effect.map(CurrentUser, (current) => current.grantedProjects).pipe(
     Effect.flatten,
-    Effect.map((grantedProjects): BridgeCaller => ({ login: context.user.login, userId: context.user.id, isStaff: context.user.isStaff, grantedProjects }))
+    Effect.map((grantedProjects): BridgeCaller => ({
+      login: context.user.login,
+      userId: context.user.id,
+      isStaff: context.user.isStaff,
+      grantedProjects
+    }))
   )
 
 /** The domain's refusals as JSON:API errors, pointing at the member concerned. */
@@ -89,7 +95,14 @@ const fromBatchSearch = Effect.gen(function* () {
         BatchSearchNotFound: (error) => Effect.fail(notFound(error.message, pointerOf("batchSearch")))
       })
     )
-  const body = yield* readOne(registry, context, registry.Task, String(result.task), new URLSearchParams(), "No Task matches the given query.")
+  const body = yield* readOne(
+    registry,
+    context,
+    registry.Task,
+    String(result.task),
+    new URLSearchParams(),
+    "No Task matches the given query."
+  )
   return document({ ...body, meta: { records: result.records, skipped: result.skipped } }, result.createdTask ? 201 : 200)
 })
 
@@ -110,6 +123,16 @@ const tagDocuments = Effect.gen(function* () {
 })
 
 export const reviewBridgeRoutes = [
-  jsonApiRoute("POST", `${apiRoot}/tasks/from-batch-search`, fromBatchSearch, "Creates (or extends) a review task from the hits of a batch search (staff only)"),
-  jsonApiRoute("POST", `${apiRoot}/tasks/:id/tag-documents`, tagDocuments, "Tags the documents of a task's confirmed records in the search service (staff only)")
+  jsonApiRoute(
+    "POST",
+    `${apiRoot}/tasks/from-batch-search`,
+    fromBatchSearch,
+    "Creates (or extends) a review task from the hits of a batch search (staff only)"
+  ),
+  jsonApiRoute(
+    "POST",
+    `${apiRoot}/tasks/:id/tag-documents`,
+    tagDocuments,
+    "Tags the documents of a task's confirmed records in the search service (staff only)"
+  )
 ]

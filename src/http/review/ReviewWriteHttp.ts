@@ -14,7 +14,8 @@ import { apiRoot } from "./ReadHttp.ts"
 import { document, jsonApiRoute, readContext } from "./Route.ts"
 import { checkAttributes, ValidationFailed } from "./Validation.ts"
 
-const reviewMissing = () => new JsonApiError({ status: 404, detail: "No TaskRecordReview matches the given query.", pointer: null, code: "not_found" })
+const reviewMissing = () =>
+  new JsonApiError({ status: 404, detail: "No TaskRecordReview matches the given query.", pointer: null, code: "not_found" })
 
 /** A review the requester may see (reviews of the tasks they check; staff see all), or 404. */
 export const reviewInScope = (context: ReadContext, id: string, missing: () => JsonApiError = reviewMissing) =>
@@ -26,7 +27,12 @@ export const reviewInScope = (context: ReadContext, id: string, missing: () => J
 
 /** Moves the pointers of errors found in a payload under `base` (bulk payloads live inside the operation). */
 const under = (base: string, error: JsonApiError) =>
-  new JsonApiError({ status: error.status, detail: error.detail, code: error.code, pointer: error.pointer === null ? null : `${base}${error.pointer.replace(/^\/data/, "")}` })
+  new JsonApiError({
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    pointer: error.pointer === null ? null : `${base}${error.pointer.replace(/^\/data/, "")}`
+  })
 
 /**
  * The change a review payload asks for: `note` (≤ 100 characters or null), `alternativeValue` (free text or
@@ -34,7 +40,11 @@ const under = (base: string, error: JsonApiError) =>
  */
 export const reviewChangeOf = (payload: RequestDocument, base = "/data") =>
   Effect.gen(function* () {
-    const { values, errors } = checkAttributes(payload.attributes, { note: { kind: "string", max: 100, nullable: true }, alternative_value: { kind: "string", nullable: true } }, false)
+    const { values, errors } = checkAttributes(
+      payload.attributes,
+      { note: { kind: "string", max: 100, nullable: true }, alternative_value: { kind: "string", nullable: true } },
+      false
+    )
     if (errors.length > 0) return yield* new ValidationFailed({ errors: errors.map((error) => under(base, error)) })
     const change: { -readonly [K in keyof ReviewChange]: ReviewChange[K] } = {}
     if ("note" in values) change.note = values.note as string | null
@@ -42,10 +52,12 @@ export const reviewChangeOf = (payload: RequestDocument, base = "/data") =>
     const choice = payload.relationships.choice
     if (choice === null) change.choiceId = null
     else if (choice !== undefined) {
-      if (Array.isArray(choice)) return yield* badRequest("Expected a single resource identifier, received a list.", `${base}/relationships/choice`)
+      if (Array.isArray(choice))
+        return yield* badRequest("Expected a single resource identifier, received a list.", `${base}/relationships/choice`)
       const single = choice as { type: string; id: string }
       if (single.type !== "Choice") return yield* conflict(`Incorrect relation type. Expected Choice, received ${single.type}.`)
-      if (!/^\d{1,9}$/.test(single.id)) return yield* badRequest(`Invalid pk "${single.id}" - object does not exist.`, `${base}/relationships/choice`, "does_not_exist")
+      if (!/^\d{1,9}$/.test(single.id))
+        return yield* badRequest(`Invalid pk "${single.id}" - object does not exist.`, `${base}/relationships/choice`, "does_not_exist")
       change.choiceId = Number(single.id)
     }
     return change as ReviewChange
@@ -64,7 +76,13 @@ export const reviewRefusals = <A, R>(
       ReviewNotFound: () => Effect.fail(cannotBeFound()),
       ReviewWriteForbidden: (error) => Effect.fail(forbidden(error.reason)),
       ReviewFieldInvalid: (error) =>
-        Effect.fail(badRequest(error.reason, `${base}/${error.field === "choice" ? "relationships" : "attributes"}/${error.field}`, error.field === "choice" ? "does_not_exist" : "invalid"))
+        Effect.fail(
+          badRequest(
+            error.reason,
+            `${base}/${error.field === "choice" ? "relationships" : "attributes"}/${error.field}`,
+            error.field === "choice" ? "does_not_exist" : "invalid"
+          )
+        )
     })
   )
 
@@ -76,7 +94,23 @@ const updateReview = Effect.gen(function* () {
   if (review.checkerId !== context.user.id) return yield* forbidden(notYourReview)
   const change = yield* reviewChangeOf(yield* readDocument("TaskRecordReview", urlId))
   yield* reviewRefusals(inTransaction(changeReview(context.user.id, review.id, change)))
-  return document(yield* readOne(registry, context, registry.TaskRecordReview, urlId, new URLSearchParams(), "No TaskRecordReview matches the given query."))
+  return document(
+    yield* readOne(
+      registry,
+      context,
+      registry.TaskRecordReview,
+      urlId,
+      new URLSearchParams(),
+      "No TaskRecordReview matches the given query."
+    )
+  )
 })
 
-export const reviewWriteRoutes = [jsonApiRoute("PUT", `${apiRoot}/task-record-reviews/:id`, updateReview, "Updates a review (its checker only): choice, note, alternative value")]
+export const reviewWriteRoutes = [
+  jsonApiRoute(
+    "PUT",
+    `${apiRoot}/task-record-reviews/:id`,
+    updateReview,
+    "Updates a review (its checker only): choice, note, alternative value"
+  )
+]

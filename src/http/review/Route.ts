@@ -26,7 +26,7 @@ export const readContext = Effect.gen(function* () {
   const current = yield* CurrentUser
   const request = yield* HttpRequest
   const settings = yield* Settings
-  if (current.user.id === "") return yield* (basicCredentialsSent(request) ? invalidCredentials() : notAuthenticated())
+  if (current.user.id === "") return yield* basicCredentialsSent(request) ? invalidCredentials() : notAuthenticated()
   const user = yield* callerReviewUser(current.user.id, current.isAdmin, settings.mode !== "SERVER")
   if (user === undefined) return yield* notAuthenticated()
   const host = request.headers.host ?? `${settings.bind}:${settings.tcpListenPort}`
@@ -34,7 +34,9 @@ export const readContext = Effect.gen(function* () {
 })
 
 /** Staff only (content management): 403 for everyone else. */
-export const staffContext = Effect.flatMap(readContext, (context) => (context.user.isStaff ? Effect.succeed(context) : Effect.fail(forbidden())))
+export const staffContext = Effect.flatMap(readContext, (context) =>
+  context.user.isStaff ? Effect.succeed(context) : Effect.fail(forbidden())
+)
 
 const renderFailure = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
@@ -46,10 +48,16 @@ const renderFailure = (cause: Cause.Cause<unknown>) =>
       const status = statusOf(error)
       if (status >= 500) yield* Effect.logError("review request failed", cause)
       const detail = status >= 500 ? "A server error occurred." : error instanceof Error ? error.message : "error"
-      return document(errorsDocument([new JsonApiError({ status, detail, pointer: "/data", code: status >= 500 ? "error" : "invalid" })]), status)
+      return document(
+        errorsDocument([new JsonApiError({ status, detail, pointer: "/data", code: status >= 500 ? "error" : "invalid" })]),
+        status
+      )
     }
     yield* Effect.logError("review request defect", cause)
-    return document(errorsDocument([new JsonApiError({ status: 500, detail: "A server error occurred.", pointer: "/data", code: "error" })]), 500)
+    return document(
+      errorsDocument([new JsonApiError({ status: 500, detail: "A server error occurred.", pointer: "/data", code: "error" })]),
+      500
+    )
   })
 
 type Handler<R> = Route<R>["handler"]

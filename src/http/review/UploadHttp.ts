@@ -27,7 +27,9 @@ export const formReference = (form: ReadonlyMap<string, FormPart>, field: string
 
 export const formFile = (form: ReadonlyMap<string, FormPart>, field: string) => {
   const part = form.get(field)
-  return part === undefined || part.filename === undefined ? Effect.fail(fieldError(field, "No file was submitted.", "required")) : Effect.succeed(part.content)
+  return part === undefined || part.filename === undefined
+    ? Effect.fail(fieldError(field, "No file was submitted.", "required"))
+    : Effect.succeed(part.content)
 }
 
 const uploadRecords = Effect.gen(function* () {
@@ -52,7 +54,12 @@ const uploadAlternativeValues = Effect.gen(function* () {
 })
 
 export const uploadRoutes = [
-  jsonApiRoute("POST", `${apiRoot}/task-records/upload`, uploadRecords, "Imports task records from a CSV file (multipart: task, csv_file; staff only)"),
+  jsonApiRoute(
+    "POST",
+    `${apiRoot}/task-records/upload`,
+    uploadRecords,
+    "Imports task records from a CSV file (multipart: task, csv_file; staff only)"
+  ),
   jsonApiRoute(
     "POST",
     `${apiRoot}/alternative-values/upload`,

@@ -27,23 +27,32 @@ const attributeError = (name: string, detail: string, code: string) =>
 
 const checkValue = (name: string, rule: AttributeRule, value: unknown): JsonApiError | undefined => {
   if (value === null) {
-    return rule.kind === "json" || ("nullable" in rule && rule.nullable === true) ? undefined : attributeError(name, "This field may not be null.", "null")
+    return rule.kind === "json" || ("nullable" in rule && rule.nullable === true)
+      ? undefined
+      : attributeError(name, "This field may not be null.", "null")
   }
   switch (rule.kind) {
     case "string":
       if (typeof value !== "string") return attributeError(name, "Not a valid string.", "invalid")
       if (rule.required === true && value.trim() === "") return attributeError(name, "This field may not be blank.", "blank")
-      if (rule.max !== undefined && value.length > rule.max) return attributeError(name, `Ensure this field has no more than ${rule.max} characters.`, "max_length")
+      if (rule.max !== undefined && value.length > rule.max)
+        return attributeError(name, `Ensure this field has no more than ${rule.max} characters.`, "max_length")
       return undefined
     case "boolean":
       return typeof value === "boolean" ? undefined : attributeError(name, "Must be a valid boolean.", "invalid")
     case "integer":
       if (typeof value !== "number" || !Number.isInteger(value)) return attributeError(name, "A valid integer is required.", "invalid")
-      return rule.min !== undefined && value < rule.min ? attributeError(name, `Ensure this value is greater than or equal to ${rule.min}.`, "min_value") : undefined
+      return rule.min !== undefined && value < rule.min
+        ? attributeError(name, `Ensure this value is greater than or equal to ${rule.min}.`, "min_value")
+        : undefined
     case "float":
-      return typeof value === "number" && Number.isFinite(value) ? undefined : attributeError(name, "A valid number is required.", "invalid")
+      return typeof value === "number" && Number.isFinite(value)
+        ? undefined
+        : attributeError(name, "A valid number is required.", "invalid")
     case "choice":
-      return typeof value === "string" && rule.values.includes(value) ? undefined : attributeError(name, `"${String(value)}" is not a valid choice.`, "invalid_choice")
+      return typeof value === "string" && rule.values.includes(value)
+        ? undefined
+        : attributeError(name, `"${String(value)}" is not a valid choice.`, "invalid_choice")
     case "json":
       return undefined
   }
@@ -63,7 +72,8 @@ export const checkAttributes = (
   const errors: Array<JsonApiError> = []
   for (const [name, rule] of Object.entries(rules)) {
     if (!(name in attributes)) {
-      if (creating && rule.kind === "string" && rule.required === true) errors.push(attributeError(name, "This field is required.", "required"))
+      if (creating && rule.kind === "string" && rule.required === true)
+        errors.push(attributeError(name, "This field is required.", "required"))
       continue
     }
     const error = checkValue(name, rule, attributes[name])

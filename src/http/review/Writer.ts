@@ -36,7 +36,8 @@ const relationError = (name: string, detail: string, code: string) =>
 
 const checkIdentifier = (name: string, rule: { type: string; table: ReviewTable }, identifier: { type: string; id: string }) =>
   Effect.gen(function* () {
-    if (identifier.type !== rule.type) return yield* conflict(`Incorrect relation type. Expected ${rule.type}, received ${identifier.type}.`)
+    if (identifier.type !== rule.type)
+      return yield* conflict(`Incorrect relation type. Expected ${rule.type}, received ${identifier.type}.`)
     const missing = relationError(name, `Invalid pk "${identifier.id}" - object does not exist.`, "does_not_exist")
     if (!/^\d{1,9}$/.test(identifier.id)) return yield* missing
     if (!(yield* rowExists(rule.table, Number(identifier.id)))) return yield* missing
@@ -95,5 +96,4 @@ export const existingId = (table: ReviewTable, model: string, id: string) =>
     return (yield* rowExists(table, Number(id))) ? Number(id) : yield* missing
   })
 
-export const attributeInvalid = (name: string, detail: string) =>
-  badRequest(detail, `/data/attributes/${toCamel(name)}`)
+export const attributeInvalid = (name: string, detail: string) => badRequest(detail, `/data/attributes/${toCamel(name)}`)

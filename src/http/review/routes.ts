@@ -17,7 +17,12 @@ import { uploadRoutes } from "./UploadHttp.ts"
 
 /** Any other path under /api/v1/ is a JSON:API 404, not the legacy API's `{"error"}` body. */
 const unknownPaths = (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((method) =>
-  jsonApiRoute(method, "/api/v1/:path:", Effect.fail(new JsonApiError({ status: 404, detail: "Not found.", pointer: null, code: "not_found" })), "No review resource at this path")
+  jsonApiRoute(
+    method,
+    "/api/v1/:path:",
+    Effect.fail(new JsonApiError({ status: 404, detail: "Not found.", pointer: null, code: "not_found" })),
+    "No review resource at this path"
+  )
 )
 
 /**
@@ -25,10 +30,23 @@ const unknownPaths = (["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map((m
  * added for the methods no route of a path serves, so a route added elsewhere would be shadowed by them.
  */
 export const reviewRoutes = [
-  ...withMethodNotAllowed([...uploadRoutes, ...mediaRoutes, ...reviewReadRoutes, ...contentRoutes, ...templateSettingRoutes, ...assignmentRoutes,
-    ...reviewWriteRoutes, ...recordWriteRoutes, ...operationRoutes, ...activityRoutes,
-    ...reviewBridgeRoutes]),
+  ...withMethodNotAllowed([
+    ...uploadRoutes,
+    ...mediaRoutes,
+    ...reviewReadRoutes,
+    ...contentRoutes,
+    ...templateSettingRoutes,
+    ...assignmentRoutes,
+    ...reviewWriteRoutes,
+    ...recordWriteRoutes,
+    ...operationRoutes,
+    ...activityRoutes,
+    ...reviewBridgeRoutes
+  ]),
   ...unknownPaths,
   // `/api/` leads to the current version, as in the reference.
-  publicRoute("GET", "/api", Effect.succeed(empty(302, { Location: "/api/v1/" })), { summary: "Redirects to the review API root /api/v1/", tag: "review" })
+  publicRoute("GET", "/api", Effect.succeed(empty(302, { Location: "/api/v1/" })), {
+    summary: "Redirects to the review API root /api/v1/",
+    tag: "review"
+  })
 ]

@@ -83,7 +83,9 @@ export const errorType = (body: unknown): string | undefined => {
 /** A short description of a failure, for logs and for DocumentIndexUnavailable. */
 export const describeFailure = (failure: ElasticsearchFailure) => {
   if (failure._tag === "ElasticsearchUnreachable") {
-    return failure.timedOut ? `Elasticsearch did not answer in time (${failure.reason})` : `Elasticsearch is unreachable (${failure.reason})`
+    return failure.timedOut
+      ? `Elasticsearch did not answer in time (${failure.reason})`
+      : `Elasticsearch is unreachable (${failure.reason})`
   }
   const type = errorType(failure.body)
   return `Elasticsearch answered ${failure.status}${type === undefined ? "" : ` (${type})`}`

@@ -4,7 +4,15 @@ import { firstOfEachId } from "../indexedDocuments.ts"
 import { describeFailure, ElasticsearchClient, type ElasticsearchFailure, errorType, ndjson } from "./Client.ts"
 import { elasticsearchNamedEntities } from "./ElasticsearchNamedEntities.ts"
 import { indexMappings, indexSettings } from "./IndexSettings.ts"
-import { decodeStoredDocument, documentRouting, isDocumentRecord, documentSource, type DuplicateRecord, duplicateSource, toIndexedDocument } from "./Records.ts"
+import {
+  decodeStoredDocument,
+  documentRouting,
+  isDocumentRecord,
+  documentSource,
+  type DuplicateRecord,
+  duplicateSource,
+  toIndexedDocument
+} from "./Records.ts"
 
 /** Documents per bulk request. */
 const maxDocumentsPerBulk = 500
@@ -60,25 +68,37 @@ export const ElasticsearchDocumentIndex = Layer.effect(
       Effect.gen(function* () {
         const created = new Set<string>()
         for (const group of bulkGroups(operations)) {
-          const response = yield* elasticsearch.call((client, signal) =>
-            client.bulk(
-              {
-                operations: group.flatMap((operation) => [
-                  { create: { _index: project, _id: operation.id, ...(operation.routing === undefined ? {} : { routing: operation.routing }) } },
-                  operation.source
-                ])
-              },
-              { ...ndjson, signal }
+          const response = yield* elasticsearch
+            .call((client, signal) =>
+              client.bulk(
+                {
+                  operations: group.flatMap((operation) => [
+                    {
+                      create: {
+                        _index: project,
+                        _id: operation.id,
+                        ...(operation.routing === undefined ? {} : { routing: operation.routing })
+                      }
+                    },
+                    operation.source
+                  ])
+                },
+                { ...ndjson, signal }
+              )
             )
-          ).pipe(Effect.mapError(unavailable))
+            .pipe(Effect.mapError(unavailable))
           for (const item of response.items) {
             const result = item.create
             if (result === undefined || typeof result._id !== "string") continue
             if (result.status === 201) created.add(result._id)
             else if (isTransient(result.status)) {
-              return yield* new DocumentIndexUnavailable({ reason: `Elasticsearch refused a write (${result.status} ${result.error?.type ?? ""})` })
+              return yield* new DocumentIndexUnavailable({
+                reason: `Elasticsearch refused a write (${result.status} ${result.error?.type ?? ""})`
+              })
             } else if (result.status !== 409) {
-              yield* Effect.logWarning(`index ${project}: document ${result._id} refused: ${result.error?.type ?? result.status} ${result.error?.reason ?? ""}`)
+              yield* Effect.logWarning(
+                `index ${project}: document ${result._id} refused: ${result.error?.type ?? result.status} ${result.error?.reason ?? ""}`
+              )
             }
           }
         }
@@ -90,7 +110,9 @@ export const ElasticsearchDocumentIndex = Layer.effect(
       ids.length === 0
         ? Effect.succeed(new Map<string, string>())
         : elasticsearch
-            .call((client, signal) => client.mget<{ path?: string }>({ index: project, ids: [...ids], _source_includes: ["path"] }, { signal }))
+            .call((client, signal) =>
+              client.mget<{ path?: string }>({ index: project, ids: [...ids], _source_includes: ["path"] }, { signal })
+            )
             .pipe(
               Effect.map((response) => {
                 const paths = new Map<string, string>()
@@ -115,7 +137,9 @@ export const ElasticsearchDocumentIndex = Layer.effect(
     })
 
     const indexExists = Effect.fn("DocumentIndex.indexExists")(function* (project: string) {
-      return yield* elasticsearch.call((client, signal) => client.indices.exists({ index: project }, { signal })).pipe(Effect.mapError(unavailable))
+      return yield* elasticsearch
+        .call((client, signal) => client.indices.exists({ index: project }, { signal }))
+        .pipe(Effect.mapError(unavailable))
     })
 
     /**
@@ -154,7 +178,12 @@ export const ElasticsearchDocumentIndex = Layer.effect(
           ? new Set<string>()
           : yield* createAll(
               project,
-              [...duplicates.values()].map((duplicate) => ({ id: duplicate.id, routing: duplicate.documentId, source: duplicateSource(duplicate), size: 0 }))
+              [...duplicates.values()].map((duplicate) => ({
+                id: duplicate.id,
+                routing: duplicate.documentId,
+                source: duplicateSource(duplicate),
+                size: 0
+              }))
             )
       return { indexed: created.size, duplicates: recorded.size } satisfies BulkResult
     })
@@ -192,7 +221,15 @@ export const ElasticsearchDocumentIndex = Layer.effect(
         ? Effect.succeed<ReadonlyArray<string>>([])
         : elasticsearch
             .call((client, signal) =>
-              client.search({ index: project, size: ids.length, _source: false, query: { bool: { filter: [{ ids: { values: [...ids] } }, { term: { type: "Document" } }] } } }, { ignore: [404], signal })
+              client.search(
+                {
+                  index: project,
+                  size: ids.length,
+                  _source: false,
+                  query: { bool: { filter: [{ ids: { values: [...ids] } }, { term: { type: "Document" } }] } }
+                },
+                { ignore: [404], signal }
+              )
             )
             .pipe(
               Effect.map((response) => (response.hits?.hits ?? []).flatMap((hit) => (typeof hit._id === "string" ? [hit._id] : []))),
@@ -210,7 +247,13 @@ export const ElasticsearchDocumentIndex = Layer.effect(
         yield* elasticsearch
           .call((client, signal) =>
             client.updateByQuery(
-              { index: project, refresh: true, conflicts: "proceed", query: { ids: { values: [...found] } }, script: { source, params: { tags: [...tags] } } },
+              {
+                index: project,
+                refresh: true,
+                conflicts: "proceed",
+                query: { ids: { values: [...found] } },
+                script: { source, params: { tags: [...tags] } }
+              },
               { signal }
             )
           )
@@ -218,7 +261,11 @@ export const ElasticsearchDocumentIndex = Layer.effect(
         return found
       })
 
-    const addTags = Effect.fn("DocumentIndex.addTags")(function* (project: string, ids: ReadonlyArray<string>, tags: ReadonlyArray<string>) {
+    const addTags = Effect.fn("DocumentIndex.addTags")(function* (
+      project: string,
+      ids: ReadonlyArray<string>,
+      tags: ReadonlyArray<string>
+    ) {
       return yield* updateTags(
         project,
         ids,
@@ -227,19 +274,33 @@ export const ElasticsearchDocumentIndex = Layer.effect(
       )
     })
 
-    const removeTags = Effect.fn("DocumentIndex.removeTags")(function* (project: string, ids: ReadonlyArray<string>, tags: ReadonlyArray<string>) {
+    const removeTags = Effect.fn("DocumentIndex.removeTags")(function* (
+      project: string,
+      ids: ReadonlyArray<string>,
+      tags: ReadonlyArray<string>
+    ) {
       return yield* updateTags(project, ids, tags, "if (ctx._source.tags != null) { ctx._source.tags.removeAll(params.tags) }")
     })
 
     const deleteIndex = Effect.fn("DocumentIndex.deleteIndex")(function* (project: string) {
-      yield* elasticsearch.call((client, signal) => client.indices.delete({ index: project }, { ignore: [404], signal })).pipe(Effect.mapError(unavailable))
+      yield* elasticsearch
+        .call((client, signal) => client.indices.delete({ index: project }, { ignore: [404], signal }))
+        .pipe(Effect.mapError(unavailable))
     })
 
     // Elasticsearch merges its segments and keeps its statistics itself.
     const refresh = () => Effect.void
 
     return DocumentIndex.of({
-      createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, refresh, deleteIndex,
+      createIndex,
+      indexExists,
+      bulkIndex,
+      get,
+      count,
+      addTags,
+      removeTags,
+      refresh,
+      deleteIndex,
       ...elasticsearchNamedEntities(elasticsearch, unavailable)
     })
   })

@@ -39,11 +39,16 @@ const StoredSource = Schema.Struct({
   contentType: Schema.optionalWith(Schema.String, { default: () => "unknown", nullable: true }),
   // Only text values are headers a pipeline may read; others are left out.
   metadata: Schema.optionalWith(
-    Schema.transform(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.Record({ key: Schema.String, value: Schema.String }), {
-      strict: true,
-      decode: (values) => Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => typeof entry[1] === "string")),
-      encode: (values) => values
-    }),
+    Schema.transform(
+      Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+      Schema.Record({ key: Schema.String, value: Schema.String }),
+      {
+        strict: true,
+        decode: (values) =>
+          Object.fromEntries(Object.entries(values).filter((entry): entry is [string, string] => typeof entry[1] === "string")),
+        encode: (values) => values
+      }
+    ),
     { default: () => ({}), nullable: true }
   ),
   parentDocument: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
@@ -58,24 +63,43 @@ const withoutTag = (pipeline: string) => ({
 })
 
 /** The named-entity side of the Elasticsearch document index; writes refresh so that the next read sees them. */
-export const elasticsearchNamedEntities = (elasticsearch: ElasticsearchClientShape, unavailable: (failure: ElasticsearchFailure) => DocumentIndexUnavailable) => {
+export const elasticsearchNamedEntities = (
+  elasticsearch: ElasticsearchClientShape,
+  unavailable: (failure: ElasticsearchFailure) => DocumentIndexUnavailable
+) => {
   /** Sends bulk operations; an item refused for another reason than an existing id fails the call. */
   const bulk = (operations: ReadonlyArray<object>, action: "create" | "update") =>
-    elasticsearch.call((client, signal) => client.bulk({ refresh: true, operations: [...operations] }, { ...ndjson, signal })).pipe(
-      Effect.mapError(unavailable),
-      Effect.flatMap((response) => {
-        const refused = response.items.map((item) => item[action]).find((result) => result !== undefined && result.status >= 300 && result.status !== 409)
-        return refused === undefined
-          ? Effect.succeed(response.items.filter((item) => item[action]?.status === 201).length)
-          : Effect.fail(new DocumentIndexUnavailable({ reason: `Elasticsearch refused a write (${refused.status} ${refused.error?.type ?? ""})` }))
-      })
-    )
+    elasticsearch
+      .call((client, signal) => client.bulk({ refresh: true, operations: [...operations] }, { ...ndjson, signal }))
+      .pipe(
+        Effect.mapError(unavailable),
+        Effect.flatMap((response) => {
+          const refused = response.items
+            .map((item) => item[action])
+            .find((result) => result !== undefined && result.status >= 300 && result.status !== 409)
+          return refused === undefined
+            ? Effect.succeed(response.items.filter((item) => item[action]?.status === 201).length)
+            : Effect.fail(
+                new DocumentIndexUnavailable({ reason: `Elasticsearch refused a write (${refused.status} ${refused.error?.type ?? ""})` })
+              )
+        })
+      )
 
-  const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (project: string, pipeline: string, _after: string, limit: number) {
+  const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (
+    project: string,
+    pipeline: string,
+    _after: string,
+    limit: number
+  ) {
     const response = yield* elasticsearch
       .call((client, signal) =>
         client.search<unknown>(
-          { index: project, size: limit, query: withoutTag(pipeline), _source: ["content", "language", "contentType", "metadata", "parentDocument", "rootDocument", "nerTags"] },
+          {
+            index: project,
+            size: limit,
+            query: withoutTag(pipeline),
+            _source: ["content", "language", "contentType", "metadata", "parentDocument", "rootDocument", "nerTags"]
+          },
           { ignore: [404], signal }
         )
       )
@@ -95,15 +119,25 @@ export const elasticsearchNamedEntities = (elasticsearch: ElasticsearchClientSha
     return typeof response.count === "number" ? response.count : 0
   })
 
-  const bulkIndexNamedEntities = Effect.fn("DocumentIndex.bulkIndexNamedEntities")(function* (project: string, entities: ReadonlyArray<NamedEntity>) {
+  const bulkIndexNamedEntities = Effect.fn("DocumentIndex.bulkIndexNamedEntities")(function* (
+    project: string,
+    entities: ReadonlyArray<NamedEntity>
+  ) {
     if (entities.length === 0) return 0
     return yield* bulk(
-      entities.flatMap((entity) => [{ create: { _index: project, _id: entity.id, routing: entity.rootDocument } }, namedEntitySource(entity)]),
+      entities.flatMap((entity) => [
+        { create: { _index: project, _id: entity.id, routing: entity.rootDocument } },
+        namedEntitySource(entity)
+      ]),
       "create"
     )
   })
 
-  const markNerTagged = Effect.fn("DocumentIndex.markNerTagged")(function* (project: string, documents: ReadonlyArray<NerSource>, pipeline: string) {
+  const markNerTagged = Effect.fn("DocumentIndex.markNerTagged")(function* (
+    project: string,
+    documents: ReadonlyArray<NerSource>,
+    pipeline: string
+  ) {
     if (documents.length === 0) return
     yield* bulk(
       documents.flatMap((document) => [
@@ -116,7 +150,9 @@ export const elasticsearchNamedEntities = (elasticsearch: ElasticsearchClientSha
 
   const getNamedEntity = Effect.fn("DocumentIndex.getNamedEntity")(function* (project: string, id: string, routing?: string) {
     const response = yield* elasticsearch
-      .call((client, signal) => client.get<unknown>({ index: project, id, ...(routing === undefined ? {} : { routing }) }, { ignore: [404], signal }))
+      .call((client, signal) =>
+        client.get<unknown>({ index: project, id, ...(routing === undefined ? {} : { routing }) }, { ignore: [404], signal })
+      )
       .pipe(Effect.mapError(unavailable))
     if (!response.found) return Option.none()
     return Option.map(decodeStoredEntity(response._source), ({ type: _type, join, ...stored }): NamedEntity => ({

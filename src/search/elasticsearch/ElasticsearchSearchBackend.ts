@@ -56,7 +56,10 @@ export const ElasticsearchSearchBackend = Layer.effect(
           )
         )
         .pipe(
-          Effect.map((result): BackendResponse => ({ status: result.statusCode ?? 200, body: request.method === "HEAD" ? undefined : result.body })),
+          Effect.map((result): BackendResponse => ({
+            status: result.statusCode ?? 200,
+            body: request.method === "HEAD" ? undefined : result.body
+          })),
           Effect.catchTags({
             ElasticsearchResponseError: (error) =>
               Effect.succeed<BackendResponse>({ status: error.status, body: request.method === "HEAD" ? undefined : error.body }),

@@ -11,18 +11,9 @@ const defaultFields = [
   "content",
   "content_translated.content",
   "mentionNorm",
-  ...[
-    "author",
-    "creator",
-    "dc_creator",
-    "dc_title",
-    "message_from",
-    "message_to",
-    "meta_author",
-    "subject",
-    "title",
-    "resourcename"
-  ].map((name) => `metadata.tika_metadata_${name}`),
+  ...["author", "creator", "dc_creator", "dc_title", "message_from", "message_to", "meta_author", "subject", "title", "resourcename"].map(
+    (name) => `metadata.tika_metadata_${name}`
+  ),
   "name",
   "path",
   "path.parts",

@@ -30,8 +30,7 @@ export const documentSource = (document: IndexedDocument) => ({
 })
 
 /** Embedded documents are routed by their root's id, so that a whole file's tree lives on one shard. */
-export const documentRouting = (document: IndexedDocument) =>
-  document.parentDocument === null ? undefined : document.rootDocument
+export const documentRouting = (document: IndexedDocument) => (document.parentDocument === null ? undefined : document.rootDocument)
 
 export interface DuplicateRecord {
   /** Hex SHA-384 of the duplicate file's bytes alone. */
@@ -91,11 +90,7 @@ const StoredDocument = Schema.Struct({
 export const decodeStoredDocument = Schema.decodeUnknown(StoredDocument)
 
 /** The IndexedDocument of a stored record; without `rootDocument`, the root is the routing value or the id itself. */
-export const toIndexedDocument = (
-  id: string,
-  routing: string | undefined,
-  stored: typeof StoredDocument.Type
-): IndexedDocument => ({
+export const toIndexedDocument = (id: string, routing: string | undefined, stored: typeof StoredDocument.Type): IndexedDocument => ({
   id,
   path: stored.path,
   dirname: stored.dirname,

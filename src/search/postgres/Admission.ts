@@ -17,21 +17,24 @@ export const makeAdmission = (options: AdmissionOptions) =>
   Effect.map(Effect.makeSemaphore(options.running), (semaphore) => {
     let waiting = 0
     const rejected = () =>
-      searchRejected(`rejected execution of search: ${options.running} searches running and ${options.queued} waiting at most ${options.maxWaitMillis}ms each`)
+      searchRejected(
+        `rejected execution of search: ${options.running} searches running and ${options.queued} waiting at most ${options.maxWaitMillis}ms each`
+      )
 
     const slot = (interactive: boolean): Effect.Effect<void, SearchRequestError> => {
       if (!interactive) return semaphore.take(1)
       return Effect.suspend(() => {
         if (waiting >= options.queued) return Effect.fail(rejected())
         waiting++
-        return semaphore.take(1).pipe(
-          Effect.timeoutFail({ duration: options.maxWaitMillis, onTimeout: rejected }),
-          Effect.ensuring(Effect.sync(() => waiting--))
-        )
+        return semaphore
+          .take(1)
+          .pipe(Effect.timeoutFail({ duration: options.maxWaitMillis, onTimeout: rejected }), Effect.ensuring(Effect.sync(() => waiting--)))
       })
     }
 
     /** `effect` once a slot is free, the slot given back when it ends however it ends. */
     return <A, E, R>(effect: Effect.Effect<A, E, R>, interactive: boolean): Effect.Effect<A, E | SearchRequestError, R> =>
-      Effect.uninterruptibleMask((restore) => Effect.zipRight(restore(slot(interactive)), Effect.ensuring(restore(effect), semaphore.release(1))))
+      Effect.uninterruptibleMask((restore) =>
+        Effect.zipRight(restore(slot(interactive)), Effect.ensuring(restore(effect), semaphore.release(1)))
+      )
   })

@@ -25,7 +25,10 @@ const dependsOnTheClock = (text: string) => /\bnow\b/i.test(text)
 /** The cache key of a request, or undefined when its answer must not be cached. */
 export const answerKey = (kind: string, indices: ReadonlyArray<IndexGeneration>, body: unknown, query: URLSearchParams) => {
   const bodyText = JSON.stringify(body ?? null)
-  const queryText = [...query.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, value]) => `${name}=${value}`).join("&")
+  const queryText = [...query.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => `${name}=${value}`)
+    .join("&")
   if (dependsOnTheClock(bodyText) || dependsOnTheClock(queryText)) return undefined
   return `${kind}\n${indices.map((index) => `${index.project}@${index.generation}`).join(",")}\n${queryText}\n${bodyText}`
 }

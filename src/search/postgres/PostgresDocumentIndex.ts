@@ -142,13 +142,16 @@ export const PostgresDocumentIndex = Layer.effect(
         RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id)))
 
     const storedPaths = (project: string, ids: ReadonlyArray<string>) =>
-      Effect.forEach(Arr.chunksOf(ids, maxRowsPerInsert), (chunk) =>
-        sql<{ id: string; path: string }>`SELECT id, path FROM documents WHERE project = ${project} AND id IN ${sql.in(chunk)}`
+      Effect.forEach(
+        Arr.chunksOf(ids, maxRowsPerInsert),
+        (chunk) => sql<{ id: string; path: string }>`SELECT id, path FROM documents WHERE project = ${project} AND id IN ${sql.in(chunk)}`
       ).pipe(Effect.map((groups) => new Map(groups.flat().map((row) => [row.id, row.path] as const))))
 
     const insertDuplicates = (project: string, duplicates: ReadonlyArray<{ id: string; path: string; documentId: string }>) =>
-      Effect.forEach(Arr.chunksOf(duplicates, maxRowsPerInsert), (chunk) =>
-        sql<{ id: string }>`
+      Effect.forEach(
+        Arr.chunksOf(duplicates, maxRowsPerInsert),
+        (chunk) =>
+          sql<{ id: string }>`
           INSERT INTO duplicates (project, id, path, document_id)
           VALUES ${sql.join(",", false)(chunk.map((d) => sql`(${project}, ${d.id}, ${d.path}, ${d.documentId})`))}
           ON CONFLICT DO NOTHING
@@ -215,7 +218,11 @@ export const PostgresDocumentIndex = Layer.effect(
         Effect.map((rows) => rows.map((row) => row.id))
       )
 
-    const addTags = Effect.fn("DocumentIndex.addTags")(function* (project: string, ids: ReadonlyArray<string>, tags: ReadonlyArray<string>) {
+    const addTags = Effect.fn("DocumentIndex.addTags")(function* (
+      project: string,
+      ids: ReadonlyArray<string>,
+      tags: ReadonlyArray<string>
+    ) {
       const labels = [...new Set(tags)]
       return yield* sql.withTransaction(
         Effect.gen(function* () {
@@ -228,7 +235,11 @@ export const PostgresDocumentIndex = Layer.effect(
       )
     })
 
-    const removeTags = Effect.fn("DocumentIndex.removeTags")(function* (project: string, ids: ReadonlyArray<string>, tags: ReadonlyArray<string>) {
+    const removeTags = Effect.fn("DocumentIndex.removeTags")(function* (
+      project: string,
+      ids: ReadonlyArray<string>,
+      tags: ReadonlyArray<string>
+    ) {
       return yield* sql.withTransaction(
         Effect.gen(function* () {
           const found = yield* lockDocuments(project, ids)
@@ -265,7 +276,18 @@ export const PostgresDocumentIndex = Layer.effect(
     })
 
     return DocumentIndex.of(
-      dieOnSqlErrors({ createIndex, indexExists, bulkIndex, get, count, addTags, removeTags, refresh, deleteIndex, ...postgresNamedEntities(sql) })
+      dieOnSqlErrors({
+        createIndex,
+        indexExists,
+        bulkIndex,
+        get,
+        count,
+        addTags,
+        removeTags,
+        refresh,
+        deleteIndex,
+        ...postgresNamedEntities(sql)
+      })
     )
   })
 )

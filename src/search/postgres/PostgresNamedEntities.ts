@@ -8,7 +8,12 @@ const entitiesPerInsert = 1_000
 
 /** The named-entity side of the PostgreSQL document index: the `named_entities` table and documents' nerTags. */
 export const postgresNamedEntities = (sql: SqlClient.SqlClient) => {
-  const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (project: string, pipeline: string, after: string, limit: number) {
+  const documentsWithoutNerTag = Effect.fn("DocumentIndex.documentsWithoutNerTag")(function* (
+    project: string,
+    pipeline: string,
+    after: string,
+    limit: number
+  ) {
     return yield* sql<NerSource>`
       SELECT id, root_id AS "rootDocument", parent_id AS "parentDocument", language, content, content_type AS "contentType",
         metadata, ner_tags AS "nerTags"
@@ -22,14 +27,22 @@ export const postgresNamedEntities = (sql: SqlClient.SqlClient) => {
     return rows[0]?.count ?? 0
   })
 
-  const bulkIndexNamedEntities = Effect.fn("DocumentIndex.bulkIndexNamedEntities")(function* (project: string, entities: ReadonlyArray<NamedEntity>) {
+  const bulkIndexNamedEntities = Effect.fn("DocumentIndex.bulkIndexNamedEntities")(function* (
+    project: string,
+    entities: ReadonlyArray<NamedEntity>
+  ) {
     if (entities.length === 0) return 0
     const inserted = yield* sql.withTransaction(
-      Effect.forEach(Arr.chunksOf(entities, entitiesPerInsert), (chunk) =>
-        sql<{ id: string }>`
+      Effect.forEach(
+        Arr.chunksOf(entities, entitiesPerInsert),
+        (chunk) =>
+          sql<{ id: string }>`
           INSERT INTO named_entities (project, id, document_id, root_id, mention, mention_norm, mention_norm_text_length,
             category, offsets, extractor, extractor_language, is_hidden, parts_of_speech)
-          VALUES ${sql.join(",", false)(
+          VALUES ${sql.join(
+            ",",
+            false
+          )(
             chunk.map(
               (e) => sql`(${project}, ${e.id}, ${e.documentId}, ${e.rootDocument}, ${e.mention}, ${e.mentionNorm},
                 ${e.mentionNormTextLength}, ${e.category}, ${e.offsets}::bigint[], ${e.extractor}, ${e.extractorLanguage},
@@ -43,7 +56,11 @@ export const postgresNamedEntities = (sql: SqlClient.SqlClient) => {
     return inserted.reduce((total, rows) => total + rows.length, 0)
   })
 
-  const markNerTagged = Effect.fn("DocumentIndex.markNerTagged")(function* (project: string, documents: ReadonlyArray<NerSource>, pipeline: string) {
+  const markNerTagged = Effect.fn("DocumentIndex.markNerTagged")(function* (
+    project: string,
+    documents: ReadonlyArray<NerSource>,
+    pipeline: string
+  ) {
     if (documents.length === 0) return
     yield* sql`
       UPDATE documents SET status = 'DONE',

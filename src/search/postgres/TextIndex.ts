@@ -12,7 +12,11 @@ export const indexedPrefixBytes = 256 * 1024
 const encoder = new TextEncoder()
 
 /** The `folding` analyzer of the reference done here (PGlite has no unaccent): NFKD, marks removed, lower case. */
-export const fold = (text: string) => text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()
+export const fold = (text: string) =>
+  text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
 
 /** Folded prefix of `content` of at most `indexedPrefixBytes` UTF-8 bytes, never cut inside a character. */
 export const indexedPrefix = (content: string) => {

@@ -45,7 +45,10 @@ describe("zip archives", () => {
       )
       expect(fs.existsSync(partialFile(zip))).toBe(false)
       const entries = yield* readZip(fs.readFileSync(zip)).pipe(Effect.orDie)
-      expect(entries.map((entry) => [entry.name, entry.size])).toEqual([["data/big.bin", 3 * 1024 ** 2], ["small.txt", 5]])
+      expect(entries.map((entry) => [entry.name, entry.size])).toEqual([
+        ["data/big.bin", 3 * 1024 ** 2],
+        ["small.txt", 5]
+      ])
       expect(entries[0]!.bytes.equals(fs.readFileSync(big))).toBe(true)
     })
   )

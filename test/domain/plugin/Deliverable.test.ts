@@ -48,7 +48,10 @@ const entry = (id: string, version: string): RegistryEntry => ({
 })
 
 describe("packagesOf", () => {
-  const registry = new Map([["alpha", entry("alpha", "2.0.0")], ["beta", entry("beta", "1.0.0")]])
+  const registry = new Map([
+    ["alpha", entry("alpha", "2.0.0")],
+    ["beta", entry("beta", "1.0.0")]
+  ])
   const installed = [
     { fileName: "alpha-1.9.0", id: "alpha", version: "1.9.0" },
     { fileName: "alpha-1.10.0", id: "alpha", version: "1.10.0" },
@@ -57,7 +60,9 @@ describe("packagesOf", () => {
 
   it("shows the newest installed version of each id, and packages absent from the registry", () => {
     const listed = packagesOf("plugin", registry, installed, nameFilter(undefined))
-    expect(listed.map((item) => [item.id, item.installed, item.version, item.installedVersion, item.deliverableFromRegistry?.version ?? null])).toEqual([
+    expect(
+      listed.map((item) => [item.id, item.installed, item.version, item.installedVersion, item.deliverableFromRegistry?.version ?? null])
+    ).toEqual([
       ["alpha", true, "1.10.0", "1.10.0", "2.0.0"],
       ["beta", false, "1.0.0", null, "1.0.0"],
       ["zeta", true, "0.1", "0.1", null]
@@ -68,8 +73,15 @@ describe("packagesOf", () => {
     expect(packagesOf("plugin", registry, installed, nameFilter("BETA NAME")).map((item) => item.id)).toEqual(["beta"])
     expect(packagesOf("plugin", registry, installed, nameFilter("1\\.9")).map((item) => item.id)).toEqual(["alpha"])
     // An item listed through the registry still shows what is installed.
-    expect(packagesOf("plugin", registry, installed, nameFilter("alpha name"))[0]).toMatchObject({ installed: true, installedVersion: "1.10.0" })
-    expect(packagesOf("extension", new Map(), installed, nameFilter("zeta"))[0]).toMatchObject({ type: "UNKNOWN", name: "zeta", description: null })
+    expect(packagesOf("plugin", registry, installed, nameFilter("alpha name"))[0]).toMatchObject({
+      installed: true,
+      installedVersion: "1.10.0"
+    })
+    expect(packagesOf("extension", new Map(), installed, nameFilter("zeta"))[0]).toMatchObject({
+      type: "UNKNOWN",
+      name: "zeta",
+      description: null
+    })
   })
 })
 

@@ -36,7 +36,10 @@ describe("pluginAssets", () => {
     Effect.gen(function* () {
       // No private plugin is allowed here, and the projects are read only because one exists.
       const assets = yield* pluginAssets(pluginsDir, Effect.succeed(["local-datashare"]))
-      expect(assets).toEqual({ scripts: ["/plugins/a-full/dist/main.js", "/plugins/d-index/index.js"], styles: ["/plugins/a-full/dist/main.css"] })
+      expect(assets).toEqual({
+        scripts: ["/plugins/a-full/dist/main.js", "/plugins/d-index/index.js"],
+        styles: ["/plugins/a-full/dist/main.css"]
+      })
     })
   )
 
@@ -74,7 +77,14 @@ describe("fileWithin", () => {
     Effect.gen(function* () {
       const found = yield* fileWithin(pluginsDir, "a-full/dist/main.js")
       expect(Option.map(found, (file) => file.size)).toEqual(Option.some(1))
-      for (const refused of ["a-full/dist", "a-full/../../outside.js", ".installing-123/package.json", "d-index/link.js", "nothing.js", ""]) {
+      for (const refused of [
+        "a-full/dist",
+        "a-full/../../outside.js",
+        ".installing-123/package.json",
+        "d-index/link.js",
+        "nothing.js",
+        ""
+      ]) {
         expect(Option.isNone(yield* fileWithin(pluginsDir, refused)), refused).toBe(true)
       }
     })

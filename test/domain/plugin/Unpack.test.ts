@@ -28,7 +28,10 @@ const limits = { maxBytes: 64 * 1024, maxEntries: 100 }
 
 /** Every file below a folder, as relative paths. */
 const filesUnder = (dir: string): ReadonlyArray<string> =>
-  fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => fs.statSync(path.join(dir, name)).isFile()).sort()
+  fs
+    .readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => fs.statSync(path.join(dir, name)).isFile())
+    .sort()
 
 const refusalOf = (exit: Exit.Exit<void, { readonly _tag: string; readonly message: string }>) =>
   Exit.isFailure(exit) && exit.cause._tag === "Fail" ? { tag: exit.cause.error._tag, message: exit.cause.error.message } : undefined
@@ -96,12 +99,17 @@ describe("unpack", () => {
     Effect.gen(function* () {
       const zip = archiveFile(yield* Effect.promise(zipSlip))
       const zipExit = yield* Effect.exit(unpack("u", zip.file, zip.content, limits))
-      expect(refusalOf(zipExit)).toEqual({ tag: "DeliverableRefused", message: 'refused u: the entry "../escaped.js" would be written outside the plugin directory' })
+      expect(refusalOf(zipExit)).toEqual({
+        tag: "DeliverableRefused",
+        message: 'refused u: the entry "../escaped.js" would be written outside the plugin directory'
+      })
       expect(fs.existsSync(path.join(zip.root, "escaped.js"))).toBe(false)
       for (const name of ["/abs.js", "a/../../up.js", "a\\..\\..\\back.js"]) {
         const tar = archiveFile(yield* Effect.promise(() => rawTarGz([{ name, content: "x" }])))
         const exit = yield* Effect.exit(unpack("u", tar.file, tar.content, limits))
-        expect(refusalOf(exit)?.message, name).toBe(`refused u: the entry ${JSON.stringify(name)} would be written outside the plugin directory`)
+        expect(refusalOf(exit)?.message, name).toBe(
+          `refused u: the entry ${JSON.stringify(name)} would be written outside the plugin directory`
+        )
         expect(fs.readdirSync(tar.root).sort(), name).toEqual(["archive", "content"])
       }
     })
@@ -109,11 +117,22 @@ describe("unpack", () => {
 
   it.effect("refuses links, whose targets could lead a later entry out of the root", () =>
     Effect.gen(function* () {
-      const tar = archiveFile(yield* Effect.promise(() => rawTarGz([{ name: "escape", type: "symlink", linkname: "/tmp" }, { name: "escape/x.js", content: "x" }])))
-      expect(refusalOf(yield* Effect.exit(unpack("u", tar.file, tar.content, limits)))?.message).toBe('refused u: the entry "escape" is a link')
+      const tar = archiveFile(
+        yield* Effect.promise(() =>
+          rawTarGz([
+            { name: "escape", type: "symlink", linkname: "/tmp" },
+            { name: "escape/x.js", content: "x" }
+          ])
+        )
+      )
+      expect(refusalOf(yield* Effect.exit(unpack("u", tar.file, tar.content, limits)))?.message).toBe(
+        'refused u: the entry "escape" is a link'
+      )
       expect(fs.readdirSync(tar.content)).toEqual([])
       const zip = archiveFile(yield* Effect.promise(symlinkZip))
-      expect(refusalOf(yield* Effect.exit(unpack("u", zip.file, zip.content, limits)))?.message).toBe('refused u: the entry "link" is a symbolic link')
+      expect(refusalOf(yield* Effect.exit(unpack("u", zip.file, zip.content, limits)))?.message).toBe(
+        'refused u: the entry "link" is a symbolic link'
+      )
     })
   )
 
@@ -128,9 +147,13 @@ describe("unpack", () => {
         "refused u: more than 2 entries"
       )
       const text = archiveFile(Buffer.from("plain text"))
-      expect(refusalOf(yield* Effect.exit(unpack("u", text.file, text.content, limits)))?.message).toBe("refused u: not a zip, tar or tar.gz archive")
+      expect(refusalOf(yield* Effect.exit(unpack("u", text.file, text.content, limits)))?.message).toBe(
+        "refused u: not a zip, tar or tar.gz archive"
+      )
       const corrupt = archiveFile(Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), Buffer.alloc(64, 7)]))
-      expect(refusalOf(yield* Effect.exit(unpack("u", corrupt.file, corrupt.content, limits)))?.message).toMatch(/^refused u: not a readable tar archive: /)
+      expect(refusalOf(yield* Effect.exit(unpack("u", corrupt.file, corrupt.content, limits)))?.message).toMatch(
+        /^refused u: not a readable tar archive: /
+      )
     })
   )
 })

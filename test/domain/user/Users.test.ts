@@ -32,7 +32,13 @@ for (const database of databaseKinds) {
       it.effect("adds a user, then updates it in place with exactly the new attributes", () =>
         Effect.gen(function* () {
           const users = yield* Users
-          const first = yield* users.add({ login: "ada", password: secret("pw1"), email: "ada@example.org", projects: ["p1", "p2"], admin: true })
+          const first = yield* users.add({
+            login: "ada",
+            password: secret("pw1"),
+            email: "ada@example.org",
+            projects: ["p1", "p2"],
+            admin: true
+          })
           expect(first.created).toBe(true)
           expect(yield* users.get("ada")).toEqual({
             login: "ada",
@@ -45,7 +51,12 @@ for (const database of databaseKinds) {
           const second = yield* users.add({ login: "ada", password: secret("pw2"), name: "Ada L", projects: ["p3"] })
           expect(second.created).toBe(false)
           const updated = yield* users.get("ada")
-          expect(updated).toMatchObject({ name: "Ada L", email: null, roles: [], details: { groups_by_applications: { datashare: ["p3"] } } })
+          expect(updated).toMatchObject({
+            name: "Ada L",
+            email: null,
+            roles: [],
+            details: { groups_by_applications: { datashare: ["p3"] } }
+          })
           expect(Option.isNone(yield* users.checkPassword("ada", secret("pw1")))).toBe(true)
           expect(Option.isSome(yield* users.checkPassword("ada", secret("pw2")))).toBe(true)
         })

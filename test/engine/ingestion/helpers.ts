@@ -44,7 +44,10 @@ export const indexAll = (engine: Engine, project: string, parallelism = 2) =>
 
 /** The queued paths of a project, sorted. */
 export const queuedPaths = (project: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ path: string }>`SELECT path FROM document_queue WHERE project = ${project} ORDER BY path`).pipe(
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ path: string }>`SELECT path FROM document_queue WHERE project = ${project} ORDER BY path`
+  ).pipe(
     Effect.orDie,
     Effect.map((rows) => rows.map((row) => row.path))
   )

@@ -13,7 +13,17 @@ import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocu
 import { files, generateCorpus, generateLargeCorpus } from "../../fixtures/corpus.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
 import { clearTasks, eventually, readTask, testDatabase } from "../helpers.ts"
-import { defaultScanOptions, finished, indexAll, indexPayload, queuedPaths, remaining, scan, startIngestionEngine, tempDir } from "./helpers.ts"
+import {
+  defaultScanOptions,
+  finished,
+  indexAll,
+  indexPayload,
+  queuedPaths,
+  remaining,
+  scan,
+  startIngestionEngine,
+  tempDir
+} from "./helpers.ts"
 
 const documentKeys = (Object.keys(files) as Array<keyof typeof files>).filter((key) => key !== "hidden" && key !== "osFile")
 
@@ -24,7 +34,9 @@ const documentIndex = Effect.provide(DocumentIndex, PostgresDocumentIndex)
 
 /** What the extractor makes of each file on its own: the documents the index must hold afterwards. */
 const expectedDocuments = (paths: ReadonlyArray<string>, project: string) =>
-  Effect.forEach(paths, (file) => Effect.flatMap(Extractor, (extractor) => extractor.extract(file, { project, ocr: false, maxContentLength: -1 }))).pipe(
+  Effect.forEach(paths, (file) =>
+    Effect.flatMap(Extractor, (extractor) => extractor.extract(file, { project, ocr: false, maxContentLength: -1 }))
+  ).pipe(
     Effect.map((trees) => trees.flatMap(indexedDocuments)),
     Effect.provide(Extractor.Default),
     Effect.orDie
@@ -54,7 +66,13 @@ const expectConsistent = (paths: ReadonlyArray<string>, project: string) =>
   Effect.gen(function* () {
     const queued = new Set(yield* queuedPaths(project))
     const indexed = yield* indexedRoots(paths, project)
-    paths.forEach((file, position) => expect({ file, indexed: indexed[position], queued: queued.has(file) }).toEqual({ file, indexed: !queued.has(file), queued: queued.has(file) }))
+    paths.forEach((file, position) =>
+      expect({ file, indexed: indexed[position], queued: queued.has(file) }).toEqual({
+        file,
+        indexed: !queued.has(file),
+        queued: queued.has(file)
+      })
+    )
     expect(yield* Effect.flatMap(documentIndex, (index) => index.count(project)).pipe(Effect.orDie)).toBe(paths.length - queued.size)
     return queued.size
   })
@@ -77,7 +95,10 @@ for (const database of databaseKinds) {
           expect(task.name).toMatch(/^org\.icij\.datashare\.tasks\.IndexTask@/)
           expect(yield* remaining(project)).toBe(0)
 
-          const expected = yield* expectedDocuments(documentKeys.map((key) => written[key]), project)
+          const expected = yield* expectedDocuments(
+            documentKeys.map((key) => written[key]),
+            project
+          )
           const embedded = expected.filter((document) => document.parentDocument !== null)
           expect(embedded.length).toBeGreaterThan(5)
           for (const document of expected) {
@@ -97,7 +118,10 @@ for (const database of databaseKinds) {
           // Routing is checked: an embedded document is not found under another root.
           expect(Option.isNone(yield* index.get(project, embedded[0]!.id, expected[0]!.id))).toBe(true)
           const corrupt = expected.find((document) => document.path === written.corruptPdf)
-          expect(Option.getOrUndefined(yield* index.get(project, corrupt!.id))).toMatchObject({ status: "FAILED", extractionError: expect.any(String) })
+          expect(Option.getOrUndefined(yield* index.get(project, corrupt!.id))).toMatchObject({
+            status: "FAILED",
+            extractionError: expect.any(String)
+          })
           const count = yield* index.count(project)
           expect(count).toBe(new Set(expected.map((document) => document.id)).size)
 
@@ -173,9 +197,9 @@ for (const database of databaseKinds) {
           const engine = yield* Effect.provide(Engine, yield* startIngestionEngine())
           const project = newProject()
           const scanInto = (queueName: string, skipIndexed = false) =>
-            engine.submit(ScanJob, { directory: dir, project, queueName, skipIndexed, options: defaultScanOptions }, { userId: "local" }).pipe(
-              Effect.flatMap((task) => finished(task.id))
-            )
+            engine
+              .submit(ScanJob, { directory: dir, project, queueName, skipIndexed, options: defaultScanOptions }, { userId: "local" })
+              .pipe(Effect.flatMap((task) => finished(task.id)))
           expect((yield* scanInto("other:queue")).result).toBe(2)
           // An index of the default queue finds nothing to do: the files wait in the other queue.
           expect(yield* indexAll(engine, project)).toMatchObject({ state: "DONE", result: 0 })

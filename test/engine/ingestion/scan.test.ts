@@ -83,7 +83,12 @@ for (const database of databaseKinds) {
           expect(yield* queuedPaths(notBroken)).toEqual(corpusPaths(dir, ["pdf", "zip"]))
           const absolute = newProject()
           yield* scan(engine, dir, absolute, { excludePattern: `${dir}/docs/*` })
-          expect(yield* queuedPaths(absolute)).toEqual(corpusPaths(dir, documentKeys.filter((key) => !files[key].startsWith("docs/"))))
+          expect(yield* queuedPaths(absolute)).toEqual(
+            corpusPaths(
+              dir,
+              documentKeys.filter((key) => !files[key].startsWith("docs/"))
+            )
+          )
         })
       )
 
@@ -140,7 +145,10 @@ for (const database of databaseKinds) {
           yield* Effect.promise(() => generateCorpus(dir))
           const project = newProject()
           const first = yield* Effect.scoped(
-            Effect.flatMap(Effect.flatMap(startIngestionEngine(), (context) => Effect.provide(Engine, context)), (engine) => scan(engine, dir, project))
+            Effect.flatMap(
+              Effect.flatMap(startIngestionEngine(), (context) => Effect.provide(Engine, context)),
+              (engine) => scan(engine, dir, project)
+            )
           )
           expect(first.result).toBe(documentKeys.length)
           // The first engine is closed: a second one finds the queue as it was, and a second scan adds nothing.

@@ -41,7 +41,11 @@ export const documents: ReadonlyArray<IndexedDocument> = [
     content: "The quick brown fox jumps over the lazy dog. Foxes are clever animals.",
     contentLength: 120,
     tags: ["Urgent", "Review"],
-    metadata: { tika_metadata_dcterms_created: "2020-03-15T10:00:00Z", tika_metadata_dc_creator: "Alice Martin", tika_metadata_resourcename: "fox.txt" }
+    metadata: {
+      tika_metadata_dcterms_created: "2020-03-15T10:00:00Z",
+      tika_metadata_dc_creator: "Alice Martin",
+      tika_metadata_resourcename: "fox.txt"
+    }
   }),
   document({
     id: "doc-report",
@@ -52,7 +56,11 @@ export const documents: ReadonlyArray<IndexedDocument> = [
     language: "FRENCH",
     extractionDate: "2024-02-05T08:30:00.000Z",
     tags: ["urgent"],
-    metadata: { tika_metadata_dcterms_created: "2021-07-01T00:00:00Z", tika_metadata_dc_creator: "Bob Stone", tika_metadata_resourcename: "report.pdf" }
+    metadata: {
+      tika_metadata_dcterms_created: "2021-07-01T00:00:00Z",
+      tika_metadata_dc_creator: "Bob Stone",
+      tika_metadata_resourcename: "report.pdf"
+    }
   }),
   document({
     id: "doc-mail",
@@ -84,12 +92,19 @@ export const documents: ReadonlyArray<IndexedDocument> = [
 ]
 
 export const otherDocuments: ReadonlyArray<IndexedDocument> = [
-  document({ id: "doc-other", path: "/other/x.txt", content: "A quick test in another project.", extractionDate: "2022-06-01T00:00:00.000Z" })
+  document({
+    id: "doc-other",
+    path: "/other/x.txt",
+    content: "A quick test in another project.",
+    extractionDate: "2022-06-01T00:00:00.000Z"
+  })
 ]
 
 /** Named entities: two persons and a location, one organisation hidden. */
-const insertNamedEntities = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql`INSERT INTO named_entities (project, id, document_id, root_id, mention, mention_norm, mention_norm_text_length,
+const insertNamedEntities = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) =>
+    sql`INSERT INTO named_entities (project, id, document_id, root_id, mention, mention_norm, mention_norm_text_length,
       category, offsets, extractor, extractor_language, is_hidden)
     VALUES
       (${project}, 'ne-john', 'doc-mail', 'doc-mail', 'John Doe', 'john doe', 8, 'PERSON', ${[36]}::bigint[], 'CORENLP', 'ENGLISH', false),
@@ -132,8 +147,15 @@ interface Hit {
 }
 
 export interface SearchResponse {
-  readonly hits: { readonly total?: { value: number; relation: string }; readonly max_score: number | null; readonly hits: ReadonlyArray<Hit> }
-  readonly aggregations?: Record<string, { readonly buckets?: ReadonlyArray<Record<string, unknown>>; readonly value?: number | null; readonly [key: string]: unknown }>
+  readonly hits: {
+    readonly total?: { value: number; relation: string }
+    readonly max_score: number | null
+    readonly hits: ReadonlyArray<Hit>
+  }
+  readonly aggregations?: Record<
+    string,
+    { readonly buckets?: ReadonlyArray<Record<string, unknown>>; readonly value?: number | null; readonly [key: string]: unknown }
+  >
 }
 
 /** A search expected to succeed. */
@@ -154,4 +176,7 @@ export const idSet = (body: unknown, options: { path?: string; query?: Record<st
 
 /** The error type of a refused request. */
 export const errorOf = (path: string, body: unknown) =>
-  Effect.map(send(path, body), (response) => ({ status: response.status, type: (response.body as { error?: { type?: string } }).error?.type }))
+  Effect.map(send(path, body), (response) => ({
+    status: response.status,
+    type: (response.body as { error?: { type?: string } }).error?.type
+  }))

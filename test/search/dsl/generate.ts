@@ -22,18 +22,122 @@ const chance = (random: Random, p: number) => random() < p
 const count = (random: Random, max: number) => Math.floor(random() * (max + 1))
 
 const fields = [
-  "content", "content_translated.content", "type", "path", "path.parts", "dirname", "dirname.tree", "contentType",
-  "contentTypeCategory", "language", "tags", "nerTags", "extractionLevel", "contentLength", "extractionDate", "_id",
-  "_index", "_routing", "title", "titleNorm", "mentionNorm", "mention", "category", "isHidden", "offsets",
-  "metadata.tika_metadata_dcterms_created", "metadata.tika_metadata_dc_creator", "metadata.tika_metadata_dc_creator.keyword",
-  "metadata.", "nosuchfield", "", "*", "a.b.c", "join", "rootDocument", "parentDocument", "status", "documentId"
+  "content",
+  "content_translated.content",
+  "type",
+  "path",
+  "path.parts",
+  "dirname",
+  "dirname.tree",
+  "contentType",
+  "contentTypeCategory",
+  "language",
+  "tags",
+  "nerTags",
+  "extractionLevel",
+  "contentLength",
+  "extractionDate",
+  "_id",
+  "_index",
+  "_routing",
+  "title",
+  "titleNorm",
+  "mentionNorm",
+  "mention",
+  "category",
+  "isHidden",
+  "offsets",
+  "metadata.tika_metadata_dcterms_created",
+  "metadata.tika_metadata_dc_creator",
+  "metadata.tika_metadata_dc_creator.keyword",
+  "metadata.",
+  "nosuchfield",
+  "",
+  "*",
+  "a.b.c",
+  "join",
+  "rootDocument",
+  "parentDocument",
+  "status",
+  "documentId"
 ]
 
-const words = ["quick", "fox", "FOX", "café", "merger", "john doe", "lazy", "2024-02-01", "application/pdf", "/data/docs", "0", "1", "-3", "1e400", "true", "now-1d/d", "Ü", "😀", "a'b", "x\\y", "%_", ""]
+const words = [
+  "quick",
+  "fox",
+  "FOX",
+  "café",
+  "merger",
+  "john doe",
+  "lazy",
+  "2024-02-01",
+  "application/pdf",
+  "/data/docs",
+  "0",
+  "1",
+  "-3",
+  "1e400",
+  "true",
+  "now-1d/d",
+  "Ü",
+  "😀",
+  "a'b",
+  "x\\y",
+  "%_",
+  ""
+]
 const luceneBits = [
-  " ", " ", " ", "AND", "OR", "NOT", "&&", "||", "!", "+", "-", "(", ")", "\"", "*", "?", "~", "~2", "^2", "[", "]", "{", "}", " TO ",
-  ":", "/", "\\", ">", ">=", "<", "_exists_:", "content:", "tags:", "extractionLevel:", "path:", "metadata.tika_metadata_dc_creator:",
-  "quick", "fox", "bro*", "*ales", "qu?ck", "1", "2024-01-01", "é", "'", ".*", "[a-z]", "{2,3}", "=", "|", "&"
+  " ",
+  " ",
+  " ",
+  "AND",
+  "OR",
+  "NOT",
+  "&&",
+  "||",
+  "!",
+  "+",
+  "-",
+  "(",
+  ")",
+  '"',
+  "*",
+  "?",
+  "~",
+  "~2",
+  "^2",
+  "[",
+  "]",
+  "{",
+  "}",
+  " TO ",
+  ":",
+  "/",
+  "\\",
+  ">",
+  ">=",
+  "<",
+  "_exists_:",
+  "content:",
+  "tags:",
+  "extractionLevel:",
+  "path:",
+  "metadata.tika_metadata_dc_creator:",
+  "quick",
+  "fox",
+  "bro*",
+  "*ales",
+  "qu?ck",
+  "1",
+  "2024-01-01",
+  "é",
+  "'",
+  ".*",
+  "[a-z]",
+  "{2,3}",
+  "=",
+  "|",
+  "&"
 ]
 
 export const randomString = (random: Random) => {
@@ -62,7 +166,17 @@ const randomValue = (random: Random, depth: number): unknown =>
 
 const field = (random: Random) => pick(random, fields)
 
-const unsupportedQueries = ["nested", "script", "function_score", "geo_distance", "span_term", "more_like_this", "knn", "simple_query_string", "dis_max"]
+const unsupportedQueries = [
+  "nested",
+  "script",
+  "function_score",
+  "geo_distance",
+  "span_term",
+  "more_like_this",
+  "knn",
+  "simple_query_string",
+  "dis_max"
+]
 
 export const randomQuery = (random: Random, depth = 0): unknown => {
   if (depth > 5) return { match_all: {} }
@@ -80,19 +194,71 @@ export const randomQuery = (random: Random, depth = 0): unknown => {
         ...(chance(random, 0.2) ? { minimum_should_match: pick(random, [0, 1, 2, -1, "50%", "-25%", "2<75%", "x", 1.5]) } : {})
       }
     }),
-    () => ({ match: { [field(random)]: chance(random, 0.7) ? randomScalar(random) : { query: randomScalar(random), operator: pick(random, ["and", "or", "xor"]) } } }),
-    () => ({ match_phrase: { [field(random)]: chance(random, 0.7) ? randomString(random) : { query: randomString(random), slop: count(random, 20) } } }),
+    () => ({
+      match: {
+        [field(random)]: chance(random, 0.7)
+          ? randomScalar(random)
+          : { query: randomScalar(random), operator: pick(random, ["and", "or", "xor"]) }
+      }
+    }),
+    () => ({
+      match_phrase: {
+        [field(random)]: chance(random, 0.7) ? randomString(random) : { query: randomString(random), slop: count(random, 20) }
+      }
+    }),
     () => ({ multi_match: { query: randomString(random), fields: [field(random), field(random)] } }),
-    () => ({ term: { [field(random)]: chance(random, 0.8) ? randomScalar(random) : { value: randomScalar(random), case_insensitive: random() < 0.5 } } }),
+    () => ({
+      term: {
+        [field(random)]: chance(random, 0.8) ? randomScalar(random) : { value: randomScalar(random), case_insensitive: random() < 0.5 }
+      }
+    }),
     () => ({ terms: { [field(random)]: Array.from({ length: count(random, 4) }, () => randomScalar(random)) } }),
-    () => ({ range: { [field(random)]: Object.fromEntries(["gt", "gte", "lt", "lte", "format"].filter(() => chance(random, 0.4)).map((key) => [key, randomScalar(random)])) } }),
+    () => ({
+      range: {
+        [field(random)]: Object.fromEntries(
+          ["gt", "gte", "lt", "lte", "format"].filter(() => chance(random, 0.4)).map((key) => [key, randomScalar(random)])
+        )
+      }
+    }),
     () => ({ exists: { field: field(random) } }),
     () => ({ ids: { values: Array.from({ length: count(random, 3) }, () => pick(random, ["doc-fox", "ne-john", randomString(random)])) } }),
     () => ({ prefix: { [field(random)]: randomString(random) } }),
-    () => ({ wildcard: { [field(random)]: chance(random, 0.5) ? randomString(random) : { value: randomString(random), case_insensitive: random() < 0.5 } } }),
-    () => ({ regexp: { [field(random)]: pick(random, ["message/.*", "fo[xy]", "(a|b)*c", "a{2,3}", "(", "[z-a]", "a{300}", "@", "x\\d+", randomString(random)]) } }),
-    () => ({ fuzzy: { [field(random)]: chance(random, 0.5) ? randomString(random) : { value: randomString(random), fuzziness: pick(random, [0, 1, 2, 3, "AUTO", "x"]) } } }),
-    () => ({ query_string: { query: randomString(random), ...(chance(random, 0.3) ? { default_operator: pick(random, ["AND", "OR", "maybe"]) } : {}), ...(chance(random, 0.3) ? { fields: [field(random)] } : {}), ...(chance(random, 0.2) ? { default_field: field(random) } : {}) } }),
+    () => ({
+      wildcard: {
+        [field(random)]: chance(random, 0.5) ? randomString(random) : { value: randomString(random), case_insensitive: random() < 0.5 }
+      }
+    }),
+    () => ({
+      regexp: {
+        [field(random)]: pick(random, [
+          "message/.*",
+          "fo[xy]",
+          "(a|b)*c",
+          "a{2,3}",
+          "(",
+          "[z-a]",
+          "a{300}",
+          "@",
+          "x\\d+",
+          randomString(random)
+        ])
+      }
+    }),
+    () => ({
+      fuzzy: {
+        [field(random)]: chance(random, 0.5)
+          ? randomString(random)
+          : { value: randomString(random), fuzziness: pick(random, [0, 1, 2, 3, "AUTO", "x"]) }
+      }
+    }),
+    () => ({
+      query_string: {
+        query: randomString(random),
+        ...(chance(random, 0.3) ? { default_operator: pick(random, ["AND", "OR", "maybe"]) } : {}),
+        ...(chance(random, 0.3) ? { fields: [field(random)] } : {}),
+        ...(chance(random, 0.2) ? { default_field: field(random) } : {})
+      }
+    }),
     () => ({ query_string: { query: randomString(random) + " " + randomString(random) } }),
     () => ({ has_child: { type: pick(random, ["NamedEntity", "Duplicate", "Document", "x"]), query: sub() } }),
     () => ({ has_parent: { parent_type: pick(random, ["Document", "NamedEntity"]), query: sub() } }),
@@ -109,8 +275,33 @@ export const randomQuery = (random: Random, depth = 0): unknown => {
 const randomAggregation = (random: Random, depth: number): unknown => {
   const children = () => (depth === 0 && chance(random, 0.4) ? { aggs: randomAggregations(random, depth + 1) } : {})
   return pick(random, [
-    () => ({ terms: { field: field(random), ...(chance(random, 0.5) ? { size: pick(random, [0, 1, 3, 25, 100000, -1]) } : {}), ...(chance(random, 0.3) ? { order: pick(random, [{ _count: "asc" }, { _key: "desc" }, { size: "desc" }, [{ _key: "asc" }], { nope: "asc" }]) } : {}), ...(chance(random, 0.3) ? { include: pick(random, [".*a.*", "/data/.*", "(", ["urgent"], randomString(random)]) } : {}), ...(chance(random, 0.2) ? { exclude: randomString(random) } : {}), ...(chance(random, 0.1) ? { missing: randomScalar(random) } : {}) }, ...children() }),
-    () => ({ date_histogram: { field: field(random), ...pick(random, [{ calendar_interval: pick(random, ["1M", "1y", "1d", "week", "2M"]) }, { fixed_interval: pick(random, ["1d", "1ms", "30m", "0d", "x"]) }, {}]), ...(chance(random, 0.5) ? { format: pick(random, ["yyyy", "yyyy-MM", "yyyy-MM-dd", "epoch_millis"]) } : {}), ...(chance(random, 0.3) ? { missing: pick(random, ["1970", "1970-01", "nope"]) } : {}), ...(chance(random, 0.5) ? { min_doc_count: pick(random, [0, 1, 5]) } : {}) }, ...children() }),
+    () => ({
+      terms: {
+        field: field(random),
+        ...(chance(random, 0.5) ? { size: pick(random, [0, 1, 3, 25, 100000, -1]) } : {}),
+        ...(chance(random, 0.3)
+          ? { order: pick(random, [{ _count: "asc" }, { _key: "desc" }, { size: "desc" }, [{ _key: "asc" }], { nope: "asc" }]) }
+          : {}),
+        ...(chance(random, 0.3) ? { include: pick(random, [".*a.*", "/data/.*", "(", ["urgent"], randomString(random)]) } : {}),
+        ...(chance(random, 0.2) ? { exclude: randomString(random) } : {}),
+        ...(chance(random, 0.1) ? { missing: randomScalar(random) } : {})
+      },
+      ...children()
+    }),
+    () => ({
+      date_histogram: {
+        field: field(random),
+        ...pick(random, [
+          { calendar_interval: pick(random, ["1M", "1y", "1d", "week", "2M"]) },
+          { fixed_interval: pick(random, ["1d", "1ms", "30m", "0d", "x"]) },
+          {}
+        ]),
+        ...(chance(random, 0.5) ? { format: pick(random, ["yyyy", "yyyy-MM", "yyyy-MM-dd", "epoch_millis"]) } : {}),
+        ...(chance(random, 0.3) ? { missing: pick(random, ["1970", "1970-01", "nope"]) } : {}),
+        ...(chance(random, 0.5) ? { min_doc_count: pick(random, [0, 1, 5]) } : {})
+      },
+      ...children()
+    }),
     () => ({ [pick(random, ["sum", "max", "min", "avg", "cardinality", "value_count"])]: { field: field(random) }, ...children() }),
     () => ({ bucket_sort: { from: count(random, 3), size: count(random, 3) } }),
     () => ({ [pick(random, ["composite", "top_hits", "percentiles", "filters", "nested", "significant_terms"])]: {} }),
@@ -120,15 +311,35 @@ const randomAggregation = (random: Random, depth: number): unknown => {
 }
 
 const randomAggregations = (random: Random, depth: number) =>
-  Object.fromEntries(Array.from({ length: 1 + count(random, 2) }, () => [pick(random, ["a", "b", "size", "bucket_truncate", "metadata.x"]), randomAggregation(random, depth)]))
+  Object.fromEntries(
+    Array.from({ length: 1 + count(random, 2) }, () => [
+      pick(random, ["a", "b", "size", "bucket_truncate", "metadata.x"]),
+      randomAggregation(random, depth)
+    ])
+  )
 
 const randomSort = (random: Random): unknown =>
   pick(random, [
     () => field(random),
     () => ({ [field(random)]: pick(random, ["asc", "desc", "up"]) }),
-    () => ({ [field(random)]: { order: pick(random, ["asc", "desc"]), ...(chance(random, 0.3) ? { unmapped_type: "date" } : {}), ...(chance(random, 0.2) ? { missing: "_first" } : {}) } }),
+    () => ({
+      [field(random)]: {
+        order: pick(random, ["asc", "desc"]),
+        ...(chance(random, 0.3) ? { unmapped_type: "date" } : {}),
+        ...(chance(random, 0.2) ? { missing: "_first" } : {})
+      }
+    }),
     () => ({ _score: { order: "desc" } }),
-    () => ({ _script: { type: "number", script: { source: pick(random, ["doc['offsets'].size()", "params.order.indexOf(doc._id.value)", "1 + 1"]), params: { order: ["doc-fox"] } }, order: "asc" } }),
+    () => ({
+      _script: {
+        type: "number",
+        script: {
+          source: pick(random, ["doc['offsets'].size()", "params.order.indexOf(doc._id.value)", "1 + 1"]),
+          params: { order: ["doc-fox"] }
+        },
+        order: "asc"
+      }
+    }),
     () => randomValue(random, 1)
   ])()
 
@@ -139,12 +350,31 @@ const topLevel: ReadonlyArray<[string, (random: Random) => unknown]> = [
   ["sort", (random) => (chance(random, 0.5) ? randomSort(random) : [randomSort(random), randomSort(random)])],
   ["from", (random) => pick(random, [0, 1, 5, -1, 9_999, "2", 1.5])],
   ["size", (random) => pick(random, [0, 1, 10, 25, 10_001, -3, "x"])],
-  ["_source", (random) => pick(random, [true, false, "path", ["path", "metadata.*"], { includes: ["*"], excludes: ["content"] }, { excludes: "x" }, 3])],
-  ["highlight", (random) => ({ fields: { [pick(random, ["content", "content_translated.content", "path"])]: { fragment_size: pick(random, [0, 10, 280]), number_of_fragments: pick(random, [0, 1, 2]), no_match_size: pick(random, [0, 50]), pre_tags: ["<mark>"], post_tags: ["</mark>"] } }, ...(chance(random, 0.1) ? { bogus: 1 } : {}) })],
+  [
+    "_source",
+    (random) =>
+      pick(random, [true, false, "path", ["path", "metadata.*"], { includes: ["*"], excludes: ["content"] }, { excludes: "x" }, 3])
+  ],
+  [
+    "highlight",
+    (random) => ({
+      fields: {
+        [pick(random, ["content", "content_translated.content", "path"])]: {
+          fragment_size: pick(random, [0, 10, 280]),
+          number_of_fragments: pick(random, [0, 1, 2]),
+          no_match_size: pick(random, [0, 50]),
+          pre_tags: ["<mark>"],
+          post_tags: ["</mark>"]
+        }
+      },
+      ...(chance(random, 0.1) ? { bogus: 1 } : {})
+    })
+  ],
   ["track_total_hits", (random) => pick(random, [true, false, 3, -1, "x", 2 ** 40])],
   [
     "unsupported",
-    (random) => pick(random, ["suggest", "collapse", "post_filter", "search_after", "script_fields", "runtime_mappings", "min_score", "unknown_key"])
+    (random) =>
+      pick(random, ["suggest", "collapse", "post_filter", "search_after", "script_fields", "runtime_mappings", "min_score", "unknown_key"])
   ]
 ]
 
@@ -162,7 +392,14 @@ export const randomBody = (random: Random): unknown => {
 
 /** The path of one request: mostly searches of the fixture index, sometimes counts, async searches or two indices. */
 export const randomPath = (random: Random) =>
-  pick(random, ["corpus-a/_search", "corpus-a/_search", "corpus-a/_search", "corpus-a,corpus-b/_search", "corpus-a/_count", "corpus-a/_async_search"])
+  pick(random, [
+    "corpus-a/_search",
+    "corpus-a/_search",
+    "corpus-a/_search",
+    "corpus-a,corpus-b/_search",
+    "corpus-a/_count",
+    "corpus-a/_async_search"
+  ])
 
 /** One request to the search proxy over HTTP: a method, a path under /api/index/search/ with its query, a body text. */
 export interface ProxyRequest {
@@ -178,16 +415,40 @@ export interface ProxyRequest {
  */
 export const randomProxyRequest = (random: Random): ProxyRequest => {
   const path = pick(random, [
-    randomPath(random), randomPath(random), randomPath(random), "no-such-index/_search", "corpus-a,no-such-index/_search",
-    "bad%20name/_search", "bad!name/_count", "corpus-a", "corpus-a/_delete_by_query", "corpus-a/_doc/doc-fox",
-    "corpus-a/_source/doc-fox", "corpus-a/_mapping/field/content", "_search/scroll", "corpus-a/doc/_search", ",/_search"
+    randomPath(random),
+    randomPath(random),
+    randomPath(random),
+    "no-such-index/_search",
+    "corpus-a,no-such-index/_search",
+    "bad%20name/_search",
+    "bad!name/_count",
+    "corpus-a",
+    "corpus-a/_delete_by_query",
+    "corpus-a/_doc/doc-fox",
+    "corpus-a/_source/doc-fox",
+    "corpus-a/_mapping/field/content",
+    "_search/scroll",
+    "corpus-a/doc/_search",
+    ",/_search"
   ])
-  const query = pick(random, ["", "", "", "?size=1", "?from=-1", "?size=abc", "?q=a%00b", "?_source=a%00", "?q=%E0%A4%A", "?routing=doc-fox"])
+  const query = pick(random, [
+    "",
+    "",
+    "",
+    "?size=1",
+    "?from=-1",
+    "?size=abc",
+    "?q=a%00b",
+    "?_source=a%00",
+    "?q=%E0%A4%A",
+    "?routing=doc-fox"
+  ])
   const method = pick(random, ["POST", "POST", "POST", "GET", "GET", "HEAD", "DELETE", "PUT"] as const)
-  const body = method === "HEAD" || method === "DELETE" || chance(random, 0.1)
-    ? undefined
-    : chance(random, 0.05)
-      ? pick(random, ["{not json", "[", "\"text\"", "{\"query\":{\"match_all\":{}}", "\u0000"])
-      : JSON.stringify(randomBody(random))
+  const body =
+    method === "HEAD" || method === "DELETE" || chance(random, 0.1)
+      ? undefined
+      : chance(random, 0.05)
+        ? pick(random, ["{not json", "[", '"text"', '{"query":{"match_all":{}}', "\u0000"])
+        : JSON.stringify(randomBody(random))
   return { method, path: `/api/index/search/${path}${query}`, body }
 }

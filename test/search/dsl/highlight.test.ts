@@ -38,7 +38,8 @@ const editDistanceAtMost = (a: string, b: string, max: number) => {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
     previous = current
   }
   return previous[b.length]! <= max
@@ -182,11 +183,70 @@ const below = (random: Random, max: number) => Math.floor(random() * max)
 
 /** English-like words, accented ones (folding), a ligature, other scripts, a letter beyond U+FFFF, digits. */
 const vocabulary = [
-  "the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "was", "with", "fox", "foxes", "quick", "brown",
-  "lazy", "dog", "dogs", "report", "board", "café", "Café", "CAFE", "crème", "brûlée", "naïve", "Straße", "ﬁne",
-  "fine", "Ελληνικά", "ελληνικα", "Москва", "東京", "𠀀𠀁", "2024", "x1", "I", "İstanbul", "Ａｂｃ", "abc"
+  "the",
+  "of",
+  "and",
+  "to",
+  "a",
+  "in",
+  "is",
+  "that",
+  "for",
+  "it",
+  "was",
+  "with",
+  "fox",
+  "foxes",
+  "quick",
+  "brown",
+  "lazy",
+  "dog",
+  "dogs",
+  "report",
+  "board",
+  "café",
+  "Café",
+  "CAFE",
+  "crème",
+  "brûlée",
+  "naïve",
+  "Straße",
+  "ﬁne",
+  "fine",
+  "Ελληνικά",
+  "ελληνικα",
+  "Москва",
+  "東京",
+  "𠀀𠀁",
+  "2024",
+  "x1",
+  "I",
+  "İstanbul",
+  "Ａｂｃ",
+  "abc"
 ]
-const separators = [" ", " ", " ", " ", ", ", ". ", ". ", "! ", "? ", '." ', ".) ", "...", "\n", "\n\n", " - ", "'s ", " 😀 ", "\t", ".\n", "?!  "]
+const separators = [
+  " ",
+  " ",
+  " ",
+  " ",
+  ", ",
+  ". ",
+  ". ",
+  "! ",
+  "? ",
+  '." ',
+  ".) ",
+  "...",
+  "\n",
+  "\n\n",
+  " - ",
+  "'s ",
+  " 😀 ",
+  "\t",
+  ".\n",
+  "?!  "
+]
 
 const randomText = (random: Random) => {
   const shape = below(random, 4)
@@ -237,12 +297,21 @@ const randomClause = (random: Random, field: string): Query => {
       return { _tag: "Fuzzy", field, value: word().replace(/^./u, (c) => (random() < 0.5 ? "z" : c)), distance: below(random, 3) }
     case 5: {
       const pattern = Effect.runSync(Effect.option(translateRegexp(randomRegexp(random))))
-      return pattern._tag === "Some" ? { _tag: "Regexp", field, pattern: pattern.value, caseInsensitive: random() < 0.3 } : { _tag: "MatchAll" }
+      return pattern._tag === "Some"
+        ? { _tag: "Regexp", field, pattern: pattern.value, caseInsensitive: random() < 0.3 }
+        : { _tag: "MatchAll" }
     }
     case 6:
       return { _tag: "Match", field: "path", text: word(), operator: "or" }
     default:
-      return { _tag: "Bool", must: [randomClause(random, field)], filter: [], should: [randomClause(random, field)], mustNot: [randomClause(random, field)], minimumShouldMatch: undefined }
+      return {
+        _tag: "Bool",
+        must: [randomClause(random, field)],
+        filter: [],
+        should: [randomClause(random, field)],
+        mustNot: [randomClause(random, field)],
+        minimumShouldMatch: undefined
+      }
   }
 }
 
@@ -289,7 +358,13 @@ describe("highlightText", () => {
       const query = randomClause(random, "content")
       const options = randomField(random, text)
       const expected = referenceHighlight(text, query, options)
-      expect({ i, text, query, options, fragments: highlightText(text, query, options) }).toEqual({ i, text, query, options, fragments: expected })
+      expect({ i, text, query, options, fragments: highlightText(text, query, options) }).toEqual({
+        i,
+        text,
+        query,
+        options,
+        fragments: expected
+      })
       if (expected.some((fragment) => fragment.includes("<em>"))) highlighted++
     }
     // The generator is only worth something if a good share of the cases highlight words.
@@ -306,21 +381,46 @@ describe("highlightText", () => {
           ? { _tag: "Wildcard", field: "content", pattern: randomWildcard(random), caseInsensitive: false }
           : { _tag: "Regexp", field: "content", pattern: pattern.value, caseInsensitive: random() < 0.5 }
       const options = field({ numberOfFragments: 0 })
-      expect({ query, fragments: highlightText(text, query, options) }).toEqual({ query, fragments: referenceHighlight(text, query, options) })
+      expect({ query, fragments: highlightText(text, query, options) }).toEqual({
+        query,
+        fragments: referenceHighlight(text, query, options)
+      })
     }
   })
 
   it("finds whole words only, as the reference does, where words are sought with the native string search", () => {
     // Sought words inside longer words, beside digits, letters beyond U+FFFF and units that fold to ASCII (the
     // Kelvin sign, fullwidth letters, a ligature), and U+0130, whose lower case is two units long.
-    const pieces = ["fox", "afox", "foxa", "FOX", "Fox1", "1fox", "ÿfox", "foxÿ", "𠀀fox", "fox𠀀", "\u212Aelvin", "kelvin", "Ｆｏｘ", "ﬁne", "fine", "İfox", "x"]
+    const pieces = [
+      "fox",
+      "afox",
+      "foxa",
+      "FOX",
+      "Fox1",
+      "1fox",
+      "ÿfox",
+      "foxÿ",
+      "𠀀fox",
+      "fox𠀀",
+      "\u212Aelvin",
+      "kelvin",
+      "Ｆｏｘ",
+      "ﬁne",
+      "fine",
+      "İfox",
+      "x"
+    ]
     const random = seeded(11)
     for (let i = 0; i < 1_000; i++) {
       let text = ""
       for (let n = below(random, 30); n > 0; n--) text += pick(random, pieces) + pick(random, [" ", "", ". ", "😀", "-"])
       const query = match(pick(random, ["fox", "kelvin fine", "x fox", "fox1 1fox", "ﬁne"]))
       const options = field({ numberOfFragments: 0, maxAnalyzedOffset: random() < 0.3 ? below(random, text.length + 2) + 1 : undefined })
-      expect({ text, query, fragments: highlightText(text, query, options) }).toEqual({ text, query, fragments: referenceHighlight(text, query, options) })
+      expect({ text, query, fragments: highlightText(text, query, options) }).toEqual({
+        text,
+        query,
+        fragments: referenceHighlight(text, query, options)
+      })
     }
   })
 
@@ -386,6 +486,8 @@ describe("highlightText", () => {
       expect(took).toBeLessThan(100)
     }
     const ab = Effect.runSync(translateRegexp("(a|a)*b"))
-    expect(highlightText(text, { _tag: "Regexp", field: "content", pattern: ab, caseInsensitive: false }, field({ fragmentSize: 10 }))).toEqual([`<em>${"a".repeat(40)}b</em>`])
+    expect(
+      highlightText(text, { _tag: "Regexp", field: "content", pattern: ab, caseInsensitive: false }, field({ fragmentSize: 10 }))
+    ).toEqual([`<em>${"a".repeat(40)}b</em>`])
   })
 })

@@ -15,18 +15,37 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           expect((yield* search({ query: { match_all: {} } })).hits.total).toEqual({ value: 9, relation: "eq" })
           expect((yield* search({ query: { bool: {} } })).hits.total?.value).toBe(9)
-          expect(yield* idSet({ query: { bool: { must_not: { match: { type: "NamedEntity" } } } } })).toEqual(["doc-attachment", "doc-fox", "doc-mail", "doc-notes", "doc-report"])
-          expect(yield* idSet({ query: { bool: { filter: { term: { contentType: "application/pdf" } }, must_not: [{ term: { extractionLevel: 1 } }] } } })).toEqual(["doc-report"])
+          expect(yield* idSet({ query: { bool: { must_not: { match: { type: "NamedEntity" } } } } })).toEqual([
+            "doc-attachment",
+            "doc-fox",
+            "doc-mail",
+            "doc-notes",
+            "doc-report"
+          ])
+          expect(
+            yield* idSet({
+              query: { bool: { filter: { term: { contentType: "application/pdf" } }, must_not: [{ term: { extractionLevel: 1 } }] } }
+            })
+          ).toEqual(["doc-report"])
         })
       )
 
       it.effect("should clauses are optional beside must/filter, required alone, and minimum_should_match counts them", () =>
         Effect.gen(function* () {
-          const optional = yield* search({ query: { bool: { must: [{ match: { type: "Document" } }], should: [{ match: { content: "fox" } }] } } })
+          const optional = yield* search({
+            query: { bool: { must: [{ match: { type: "Document" } }], should: [{ match: { content: "fox" } }] } }
+          })
           expect(optional.hits.total?.value).toBe(5)
           expect(optional.hits.hits[0]?._id).toBe("doc-fox")
-          expect(yield* idSet({ query: { bool: { must: [{ match: { type: "Document" } }], should: [{ match: { content: "fox" } }], minimum_should_match: 1 } } })).toEqual(["doc-fox"])
-          expect(yield* idSet({ query: { bool: { should: [{ match: { content: "fox" } }, { match: { content: "whales" } }] } } })).toEqual(["doc-fox", "doc-notes"])
+          expect(
+            yield* idSet({
+              query: { bool: { must: [{ match: { type: "Document" } }], should: [{ match: { content: "fox" } }], minimum_should_match: 1 } }
+            })
+          ).toEqual(["doc-fox"])
+          expect(yield* idSet({ query: { bool: { should: [{ match: { content: "fox" } }, { match: { content: "whales" } }] } } })).toEqual([
+            "doc-fox",
+            "doc-notes"
+          ])
           const three = [{ match: { content: "brown" } }, { match: { content: "lazy" } }, { match: { content: "quick" } }]
           expect(yield* idSet({ query: { bool: { should: three, minimum_should_match: 2 } } })).toEqual(["doc-fox", "doc-notes"])
           expect(yield* idSet({ query: { bool: { should: three, minimum_should_match: "-1" } } })).toEqual(["doc-fox", "doc-notes"])
@@ -55,7 +74,13 @@ for (const database of databaseKinds) {
           expect(yield* idSet({ query: { term: { _id: "doc-notes" } } })).toEqual(["doc-notes"])
           expect((yield* search({ query: { terms: { _index: ["corpus-a"] } } })).hits.total?.value).toBe(9)
           expect(yield* idSet({ query: { term: { "dirname.tree": "/data/docs" } } })).toEqual(["doc-fox", "doc-notes", "doc-report"])
-          expect(yield* idSet({ query: { term: { "dirname.tree": "/data" } } })).toEqual(["doc-attachment", "doc-fox", "doc-mail", "doc-notes", "doc-report"])
+          expect(yield* idSet({ query: { term: { "dirname.tree": "/data" } } })).toEqual([
+            "doc-attachment",
+            "doc-fox",
+            "doc-mail",
+            "doc-notes",
+            "doc-report"
+          ])
           expect(yield* idSet({ query: { term: { isHidden: "false" } } })).toEqual(["ne-alice", "ne-john", "ne-paris"])
           expect(yield* idSet({ query: { term: { contentType: "Application/pdf" } } })).toEqual([])
           expect(yield* idSet({ query: { term: { nosuchfield: "x" } } })).toEqual([])
@@ -64,20 +89,44 @@ for (const database of databaseKinds) {
 
       it.effect("range on dates (ISO strings, epoch millis, dynamic metadata dates) and numbers; exists; ids", () =>
         Effect.gen(function* () {
-          expect(yield* idSet({ query: { range: { extractionDate: { gte: "2024-02-01", lte: "2024-02-28T23:59:59.999Z" } } } })).toEqual(["doc-attachment", "doc-mail", "doc-report"])
+          expect(yield* idSet({ query: { range: { extractionDate: { gte: "2024-02-01", lte: "2024-02-28T23:59:59.999Z" } } } })).toEqual([
+            "doc-attachment",
+            "doc-mail",
+            "doc-report"
+          ])
           expect(yield* idSet({ query: { range: { extractionDate: { lt: 1704067200000 } } } })).toEqual(["doc-notes"])
-          expect(yield* idSet({ query: { range: { "metadata.tika_metadata_dcterms_created": { gte: "2021-01-01" } } } })).toEqual(["doc-mail", "doc-report"])
+          expect(yield* idSet({ query: { range: { "metadata.tika_metadata_dcterms_created": { gte: "2021-01-01" } } } })).toEqual([
+            "doc-mail",
+            "doc-report"
+          ])
           expect(yield* idSet({ query: { range: { contentLength: { gt: 300, lt: 2000 } } } })).toEqual(["doc-mail"])
-          expect(yield* idSet({ query: { range: { contentLength: { gte: "300" } } } })).toEqual(["doc-attachment", "doc-mail", "doc-report"])
-          expect(yield* idSet({ query: { exists: { field: "metadata.tika_metadata_dcterms_created" } } })).toEqual(["doc-fox", "doc-mail", "doc-report"])
-          expect(yield* idSet({ query: { bool: { must: { match: { type: "Document" } }, must_not: { exists: { field: "metadata.tika_metadata_dcterms_created" } } } } })).toEqual(["doc-attachment", "doc-notes"])
+          expect(yield* idSet({ query: { range: { contentLength: { gte: "300" } } } })).toEqual([
+            "doc-attachment",
+            "doc-mail",
+            "doc-report"
+          ])
+          expect(yield* idSet({ query: { exists: { field: "metadata.tika_metadata_dcterms_created" } } })).toEqual([
+            "doc-fox",
+            "doc-mail",
+            "doc-report"
+          ])
+          expect(
+            yield* idSet({
+              query: {
+                bool: { must: { match: { type: "Document" } }, must_not: { exists: { field: "metadata.tika_metadata_dcterms_created" } } }
+              }
+            })
+          ).toEqual(["doc-attachment", "doc-notes"])
           expect(yield* idSet({ query: { ids: { values: ["doc-fox", "nope", "ne-john"] } } })).toEqual(["doc-fox", "ne-john"])
         })
       )
 
       it.effect("wildcard (case-insensitive on request), regexp, fuzzy and prefix", () =>
         Effect.gen(function* () {
-          expect(yield* idSet({ query: { wildcard: { dirname: { value: "*MAIL*", case_insensitive: true } } } })).toEqual(["doc-attachment", "doc-mail"])
+          expect(yield* idSet({ query: { wildcard: { dirname: { value: "*MAIL*", case_insensitive: true } } } })).toEqual([
+            "doc-attachment",
+            "doc-mail"
+          ])
           expect(yield* idSet({ query: { wildcard: { dirname: { value: "*MAIL*" } } } })).toEqual([])
           expect(yield* idSet({ query: { wildcard: { path: "*.txt" } } })).toEqual(["doc-fox", "doc-notes"])
           expect(yield* idSet({ query: { regexp: { contentType: "message/.*" } } })).toEqual(["doc-mail"])
@@ -111,7 +160,12 @@ for (const database of databaseKinds) {
           expect(yield* idSet(queryString('metadata.tika_metadata_dc_creator.keyword:"Alice Martin"'))).toEqual(["doc-fox"])
           expect(yield* idSet(queryString("metadata.tika_metadata_dc_creator:alice"))).toEqual(["doc-fox"])
           expect(yield* idSet(queryString("tags:urgent"))).toEqual(["doc-fox", "doc-report"])
-          expect(yield* idSet(queryString("type:Document AND extractionLevel:0"))).toEqual(["doc-fox", "doc-mail", "doc-notes", "doc-report"])
+          expect(yield* idSet(queryString("type:Document AND extractionLevel:0"))).toEqual([
+            "doc-fox",
+            "doc-mail",
+            "doc-notes",
+            "doc-report"
+          ])
           expect((yield* search({ query: { query_string: { query: "*" } } })).hits.total?.value).toBe(9)
         })
       )
@@ -130,7 +184,10 @@ for (const database of databaseKinds) {
           expect(yield* idSet({ query: { query_string: { default_field: "mentionNorm", query: "(john doe)" } } })).toEqual(["ne-john"])
           expect(yield* idSet({ query: { query_string: { fields: ["mentionNorm", "mention"], query: "*o*" } } })).toEqual(["ne-john"])
           expect(yield* idSet({ query: { query_string: { fields: ["content^2", "path"], query: "whales" } } })).toEqual(["doc-notes"])
-          expect(yield* idSet({ query: { multi_match: { query: "Merger meeting", fields: ["title^3", "content"] } } })).toEqual(["doc-attachment", "doc-mail"])
+          expect(yield* idSet({ query: { multi_match: { query: "Merger meeting", fields: ["title^3", "content"] } } })).toEqual([
+            "doc-attachment",
+            "doc-mail"
+          ])
         })
       )
 
@@ -139,24 +196,52 @@ for (const database of databaseKinds) {
           const person = (mention: string) => ({
             has_child: {
               type: "NamedEntity",
-              query: { bool: { must: [{ query_string: { default_field: "mentionNorm", query: `(${mention})` } }, { query_string: { default_field: "category", query: "PERSON" } }] } }
+              query: {
+                bool: {
+                  must: [
+                    { query_string: { default_field: "mentionNorm", query: `(${mention})` } },
+                    { query_string: { default_field: "category", query: "PERSON" } }
+                  ]
+                }
+              }
             }
           })
           expect(yield* idSet(documentsWhere(person("john doe")))).toEqual(["doc-mail"])
-          expect(yield* idSet(documentsWhere({ has_child: { type: "NamedEntity", query: { term: { category: "PERSON" } } } }))).toEqual(["doc-fox", "doc-mail"])
-          expect(yield* idSet(documentsWhere({ has_child: { type: "NamedEntity", query: { term: { category: "LOCATION" } } } }))).toEqual(["doc-attachment"])
+          expect(yield* idSet(documentsWhere({ has_child: { type: "NamedEntity", query: { term: { category: "PERSON" } } } }))).toEqual([
+            "doc-fox",
+            "doc-mail"
+          ])
+          expect(yield* idSet(documentsWhere({ has_child: { type: "NamedEntity", query: { term: { category: "LOCATION" } } } }))).toEqual([
+            "doc-attachment"
+          ])
           expect(yield* idSet(documentsWhere({ has_child: { type: "Duplicate", query: { match_all: {} } } }))).toEqual([])
-          const entityFacet = { bool: { must: [{ term: { type: "NamedEntity" } }, { has_parent: { parent_type: "Document", query: { term: { contentType: "message/rfc822" } } } }] } }
+          const entityFacet = {
+            bool: {
+              must: [
+                { term: { type: "NamedEntity" } },
+                { has_parent: { parent_type: "Document", query: { term: { contentType: "message/rfc822" } } } }
+              ]
+            }
+          }
           expect(yield* idSet({ query: entityFacet })).toEqual(["ne-icij", "ne-john"])
           expect(yield* idSet({ query: { parent_id: { type: "NamedEntity", id: "doc-mail" } } })).toEqual(["ne-icij", "ne-john"])
-          const visiblePersons = { bool: { filter: { bool: { must: [{ term: { isHidden: "false" } }, { term: { category: "PERSON" } }] } }, must: [{ parent_id: { type: "NamedEntity", id: "doc-mail" } }] } }
+          const visiblePersons = {
+            bool: {
+              filter: { bool: { must: [{ term: { isHidden: "false" } }, { term: { category: "PERSON" } }] } },
+              must: [{ parent_id: { type: "NamedEntity", id: "doc-mail" } }]
+            }
+          }
           expect(yield* idSet({ query: visiblePersons })).toEqual(["ne-john"])
         })
       )
 
       it.effect("several indices are searched together; another project's records stay apart", () =>
         Effect.gen(function* () {
-          expect(yield* idSet({ query: { match: { content: "quick" } } }, { path: "corpus-a,corpus-b/_search" })).toEqual(["doc-fox", "doc-mail", "doc-other"])
+          expect(yield* idSet({ query: { match: { content: "quick" } } }, { path: "corpus-a,corpus-b/_search" })).toEqual([
+            "doc-fox",
+            "doc-mail",
+            "doc-other"
+          ])
           expect(yield* idSet({ query: { match: { content: "quick" } } }, { path: "corpus-b/_search" })).toEqual(["doc-other"])
           expect((yield* search({}, { path: "empty-project/_search" })).hits.total?.value).toBe(0)
         })

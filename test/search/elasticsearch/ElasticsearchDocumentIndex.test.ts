@@ -37,18 +37,32 @@ const attachment: IndexedDocument = {
   parentDocument: root.id,
   duplicateId: undefined
 }
-const nested: IndexedDocument = { ...attachment, id: hex("c"), extractionLevel: 2, parentDocument: attachment.id, extractionError: "truncated" }
+const nested: IndexedDocument = {
+  ...attachment,
+  id: hex("c"),
+  extractionLevel: 2,
+  parentDocument: attachment.id,
+  extractionError: "truncated"
+}
 
 /** The fake cluster and a DocumentIndex on it, with short timeouts and no retries so that failures show at once. */
-const withIndex = <A, E>(use: (index: typeof DocumentIndex.Service, fake: FakeElasticsearch) => Effect.Effect<A, E>, address?: (fake: FakeElasticsearch) => string) =>
+const withIndex = <A, E>(
+  use: (index: typeof DocumentIndex.Service, fake: FakeElasticsearch) => Effect.Effect<A, E>,
+  address?: (fake: FakeElasticsearch) => string
+) =>
   Effect.gen(function* () {
     const fake = yield* fakeElasticsearch
     const layer = elasticsearchLayers(address?.(fake) ?? fake.url, { requestTimeout: 1_000, maxRetries: 0 })
     return yield* Effect.flatMap(DocumentIndex, (index) => use(index, fake)).pipe(Effect.provide(layer))
   })
 
-const lastRequest = (fake: FakeElasticsearch, path: string): RecordedRequest => fake.requests.filter((request) => request.path === path).at(-1)!
-const ndjsonLines = (request: RecordedRequest) => request.body.trimEnd().split("\n").map((line) => JSON.parse(line) as unknown)
+const lastRequest = (fake: FakeElasticsearch, path: string): RecordedRequest =>
+  fake.requests.filter((request) => request.path === path).at(-1)!
+const ndjsonLines = (request: RecordedRequest) =>
+  request.body
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as unknown)
 
 describe("ElasticsearchDocumentIndex (recorded-protocol fake on loopback)", () => {
   it.scoped("creates the index with the reference's settings and mapping, once", () =>
@@ -66,12 +80,17 @@ describe("ElasticsearchDocumentIndex (recorded-protocol fake on loopback)", () =
           "index.number_of_shards": 1,
           "index.mapping.total_fields.limit": 100000,
           analysis: {
-            analyzer: { folding: { tokenizer: "standard", filter: ["lowercase", "asciifolding"] }, path_analyzer: { tokenizer: "path_tokenizer" } },
+            analyzer: {
+              folding: { tokenizer: "standard", filter: ["lowercase", "asciifolding"] },
+              path_analyzer: { tokenizer: "path_tokenizer" }
+            },
             tokenizer: { path_tokenizer: { type: "path_hierarchy" } },
             normalizer: { keyword_lowercase: { type: "custom", filter: ["lowercase"] } }
           }
         })
-        expect(body.settings["index.query.default_field"]).toEqual(expect.arrayContaining(["content", "path", "tags", "metadata.tika_metadata_dc_title"]))
+        expect(body.settings["index.query.default_field"]).toEqual(
+          expect.arrayContaining(["content", "path", "tags", "metadata.tika_metadata_dc_title"])
+        )
         expect(body.mappings.properties).toMatchObject({
           content: { type: "text", analyzer: "folding", index_options: "offsets" },
           join: { type: "join", relations: { Document: ["NamedEntity", "Duplicate"] } },
@@ -126,7 +145,12 @@ describe("ElasticsearchDocumentIndex (recorded-protocol fake on loopback)", () =
           nerTags: [],
           status: "INDEXED"
         })
-        expect(lines[5]).toMatchObject({ parentDocument: attachment.id, rootDocument: root.id, extractionLevel: 2, extractionError: "truncated" })
+        expect(lines[5]).toMatchObject({
+          parentDocument: attachment.id,
+          rootDocument: root.id,
+          extractionLevel: 2,
+          extractionError: "truncated"
+        })
 
         expect(yield* index.count("corpus")).toBe(3)
         expect(JSON.parse(lastRequest(fake, "/corpus/_count").body)).toEqual({ query: { term: { type: "Document" } } })
@@ -157,8 +181,18 @@ describe("ElasticsearchDocumentIndex (recorded-protocol fake on loopback)", () =
   it.scoped("reads records an earlier Datashare wrote: missing fields get the reference reader's values", () =>
     withIndex((index, fake) =>
       Effect.gen(function* () {
-        const source = { type: "Document", join: { name: "Document" }, path: "/data/a.pdf", extractionDate: "2024-01-10T12:00:00.000Z", metadata: { tika_metadata_xmptpg_npages: 3 } }
-        fake.indices.set("legacy", { settings: {}, mappings: {}, records: new Map([[hex("e"), { source, routing: hex("a"), version: 1 }]]) })
+        const source = {
+          type: "Document",
+          join: { name: "Document" },
+          path: "/data/a.pdf",
+          extractionDate: "2024-01-10T12:00:00.000Z",
+          metadata: { tika_metadata_xmptpg_npages: 3 }
+        }
+        fake.indices.set("legacy", {
+          settings: {},
+          mappings: {},
+          records: new Map([[hex("e"), { source, routing: hex("a"), version: 1 }]])
+        })
         expect(yield* index.get("legacy", hex("e"), hex("a"))).toEqual(
           Option.some({
             id: hex("e"),
@@ -227,7 +261,9 @@ describe("ElasticsearchDocumentIndex (recorded-protocol fake on loopback)", () =
         expect(yield* index.bulkIndex("corpus", [root, attachment, nested])).toEqual({ indexed: 2, duplicates: 0 })
         fake.refuse.set(attachment.id, 429)
         const exit = yield* Effect.exit(index.bulkIndex("corpus", [attachment]))
-        expect(exit).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "DocumentIndexUnavailable", reason: expect.stringContaining("429") })))
+        expect(exit).toStrictEqual(
+          Exit.fail(expect.objectContaining({ _tag: "DocumentIndexUnavailable", reason: expect.stringContaining("429") }))
+        )
       })
     )
   )
@@ -238,7 +274,9 @@ describe("ElasticsearchDocumentIndex (recorded-protocol fake on loopback)", () =
         Effect.gen(function* () {
           yield* index.bulkIndex("corpus", [root])
           expect(yield* index.count("corpus")).toBe(1)
-          expect(lastRequest(fake, "/corpus/_count").headers.authorization).toBe(`Basic ${Buffer.from("elastic:s3cret").toString("base64")}`)
+          expect(lastRequest(fake, "/corpus/_count").headers.authorization).toBe(
+            `Basic ${Buffer.from("elastic:s3cret").toString("base64")}`
+          )
         }),
       (fake) => {
         fake.credentials = "elastic:s3cret"

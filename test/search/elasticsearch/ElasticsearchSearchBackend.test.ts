@@ -26,7 +26,10 @@ const document: IndexedDocument = {
 }
 
 /** The fake cluster with one indexed document, and the backend forwarding to `address` (the fake by default). */
-const withBackend = <A, E>(use: (backend: typeof SearchBackend.Service, fake: FakeElasticsearch) => Effect.Effect<A, E>, address?: string) =>
+const withBackend = <A, E>(
+  use: (backend: typeof SearchBackend.Service, fake: FakeElasticsearch) => Effect.Effect<A, E>,
+  address?: string
+) =>
   Effect.gen(function* () {
     const fake = yield* fakeElasticsearch
     const layer = elasticsearchLayers(address ?? fake.url, { requestTimeout: 1_000, maxRetries: 0 })
@@ -46,7 +49,10 @@ const backendRequest = (method: BackendRequest["method"], path: string, body?: u
   body
 })
 
-const esError = (status: number, type: string) => ({ status, error: expect.objectContaining({ type, root_cause: [expect.objectContaining({ type })] }) })
+const esError = (status: number, type: string) => ({
+  status,
+  error: expect.objectContaining({ type, root_cause: [expect.objectContaining({ type })] })
+})
 
 describe("ElasticsearchSearchBackend (recorded-protocol fake on loopback)", () => {
   it.scoped("forwards a search's method, path, query and body unchanged and answers the cluster's status and body", () =>
@@ -64,7 +70,10 @@ describe("ElasticsearchSearchBackend (recorded-protocol fake on loopback)", () =
         expect(response.status).toBe(200)
         expect(response.body).toMatchObject({
           timed_out: false,
-          hits: { total: { value: 1, relation: "eq" }, hits: [{ _index: "local-datashare", _id: document.id, _source: { type: "Document", tags: ["Urgent"] } }] }
+          hits: {
+            total: { value: 1, relation: "eq" },
+            hits: [{ _index: "local-datashare", _id: document.id, _source: { type: "Document", tags: ["Urgent"] } }]
+          }
         })
       })
     )
@@ -114,7 +123,10 @@ describe("ElasticsearchSearchBackend (recorded-protocol fake on loopback)", () =
       Effect.gen(function* () {
         expect(yield* backend.handle(backendRequest("HEAD", "local-datashare"))).toEqual({ status: 200, body: undefined })
         expect(yield* backend.handle(backendRequest("HEAD", "unknown-index"))).toEqual({ status: 404, body: undefined })
-        expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual(["HEAD /local-datashare", "HEAD /unknown-index"])
+        expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+          "HEAD /local-datashare",
+          "HEAD /unknown-index"
+        ])
       })
     )
   )
@@ -134,7 +146,10 @@ describe("ElasticsearchSearchBackend (recorded-protocol fake on loopback)", () =
 
   it.scoped("an unreachable cluster gets a 502 with an Elasticsearch-shaped body", () =>
     Effect.gen(function* () {
-      const backend = yield* Effect.provide(SearchBackend, elasticsearchLayers("http://127.0.0.1:9", { requestTimeout: 1_000, maxRetries: 0 }))
+      const backend = yield* Effect.provide(
+        SearchBackend,
+        elasticsearchLayers("http://127.0.0.1:9", { requestTimeout: 1_000, maxRetries: 0 })
+      )
       const response = yield* backend.handle(backendRequest("POST", "local-datashare/_search", {}))
       expect(response.status).toBe(502)
       expect(response.body).toMatchObject(esError(502, "connect_transport_exception"))

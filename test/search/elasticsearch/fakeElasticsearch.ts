@@ -63,7 +63,13 @@ interface Answer {
   readonly body?: unknown
 }
 
-const bulkItem = (fake: FakeElasticsearch, action: string, meta: Record<string, unknown>, source: Record<string, unknown>, defaultIndex: string | undefined) => {
+const bulkItem = (
+  fake: FakeElasticsearch,
+  action: string,
+  meta: Record<string, unknown>,
+  source: Record<string, unknown>,
+  defaultIndex: string | undefined
+) => {
   const index = String(meta["_index"] ?? defaultIndex)
   const id = String(meta["_id"])
   const routing = typeof meta["routing"] === "string" ? meta["routing"] : undefined
@@ -132,7 +138,7 @@ const matches = (id: string, source: Record<string, unknown>, query: Clause | un
     const stored = source[field]
     return Array.isArray(stored) ? stored.includes(value) : stored === value
   }
-  if (query["ids"] !== undefined) return ((query["ids"] as { values: ReadonlyArray<string> }).values).includes(id)
+  if (query["ids"] !== undefined) return (query["ids"] as { values: ReadonlyArray<string> }).values.includes(id)
   if (query["bool"] !== undefined) {
     const bool = query["bool"] as Record<string, Clause | ReadonlyArray<Clause> | undefined>
     const list = (name: string) => [bool[name] ?? []].flat()
@@ -152,12 +158,26 @@ const updateByQuery = (index: FakeIndex, body: Record<string, unknown>): Answer 
   let updated = 0
   for (const [id, record] of index.records) {
     if (!matches(id, record.source, body["query"] as Clause | undefined)) continue
-    index.records.set(id, { ...record, source: { ...record.source, [assignment[1]!]: assignment[2] === "true" }, version: record.version + 1 })
+    index.records.set(id, {
+      ...record,
+      source: { ...record.source, [assignment[1]!]: assignment[2] === "true" },
+      version: record.version + 1
+    })
     updated += 1
   }
   return {
     status: 200,
-    body: { took: 4, timed_out: false, total: updated, updated, deleted: 0, batches: updated === 0 ? 0 : 1, version_conflicts: 0, noops: 0, failures: [] }
+    body: {
+      took: 4,
+      timed_out: false,
+      total: updated,
+      updated,
+      deleted: 0,
+      batches: updated === 0 ? 0 : 1,
+      version_conflicts: 0,
+      noops: 0,
+      failures: []
+    }
   }
 }
 
@@ -176,7 +196,9 @@ const bulk = (fake: FakeElasticsearch, body: string, defaultIndex: string | unde
 const docView = (index: string, id: string, record: StoredRecord | undefined, includes: string | null) => {
   if (record === undefined) return { _index: index, _type: "_doc", _id: id, found: false }
   const source =
-    includes === null ? record.source : Object.fromEntries(Object.entries(record.source).filter(([key]) => includes.split(",").includes(key)))
+    includes === null
+      ? record.source
+      : Object.fromEntries(Object.entries(record.source).filter(([key]) => includes.split(",").includes(key)))
   return {
     _index: index,
     _type: "_doc",
@@ -194,7 +216,7 @@ const docView = (index: string, id: string, record: StoredRecord | undefined, in
 const queryStringWords = (clause: unknown): ReadonlyArray<string> => {
   if (typeof clause !== "object" || clause === null) return []
   const queryString = (clause as Clause)["query_string"] as { query?: unknown } | undefined
-  const own = typeof queryString?.query === "string" ? queryString.query.match(/[\p{L}\p{N}]+/gu) ?? [] : []
+  const own = typeof queryString?.query === "string" ? (queryString.query.match(/[\p{L}\p{N}]+/gu) ?? []) : []
   return [...own, ...Object.values(clause).flatMap(queryStringWords)]
 }
 
@@ -208,27 +230,43 @@ const contentHighlight = (source: Record<string, unknown>, body: Record<string, 
   const content = source["content"]
   if (field === undefined || typeof content !== "string") return {}
   const words = new Set(queryStringWords(body["query"]).map((word) => word.toLowerCase()))
-  const fragment = content.slice(0, field.fragment_size ?? 100).replace(/[\p{L}\p{N}]+/gu, (word) => (words.has(word.toLowerCase()) ? `<em>${word}</em>` : word))
+  const fragment = content
+    .slice(0, field.fragment_size ?? 100)
+    .replace(/[\p{L}\p{N}]+/gu, (word) => (words.has(word.toLowerCase()) ? `<em>${word}</em>` : word))
   return { highlight: { content: [fragment] } }
 }
 
 const isDocument = (record: StoredRecord) => record.source["type"] === "Document"
 
 const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
-  const [first = "", second, third] = request.path.split("/").filter((part) => part !== "").map(decodeURIComponent)
+  const [first = "", second, third] = request.path
+    .split("/")
+    .filter((part) => part !== "")
+    .map(decodeURIComponent)
   const json = (): Record<string, unknown> => (request.body === "" ? {} : (JSON.parse(request.body) as Record<string, unknown>))
   if (request.method === "GET" && first === "") {
-    return { status: 200, body: { name: "es01", cluster_name: "datashare", version: { number: "7.17.25" }, tagline: "You Know, for Search" } }
+    return {
+      status: 200,
+      body: { name: "es01", cluster_name: "datashare", version: { number: "7.17.25" }, tagline: "You Know, for Search" }
+    }
   }
   if (first === "_bulk" || second === "_bulk") return bulk(fake, request.body, second === "_bulk" ? first : undefined)
   const index = fake.indices.get(first)
   // A comma-separated list of indices searches all of them (each once); one missing index is a 404.
   const names = [...new Set(first.split(","))]
   const missing = names.find((name) => !fake.indices.has(name))
-  const listed = missing === undefined ? names.flatMap((name) => [...fake.indices.get(name)!.records.entries()].map(([id, record]) => ({ name, id, record }))) : []
+  const listed =
+    missing === undefined
+      ? names.flatMap((name) => [...fake.indices.get(name)!.records.entries()].map(([id, record]) => ({ name, id, record })))
+      : []
   if (second === undefined && request.method === "PUT") {
     if (index !== undefined) {
-      return { status: 400, body: errorBody(400, "resource_already_exists_exception", `index [${first}/kZtx0yrTQeqbGWp2Tg8xRA] already exists`, { index: first }) }
+      return {
+        status: 400,
+        body: errorBody(400, "resource_already_exists_exception", `index [${first}/kZtx0yrTQeqbGWp2Tg8xRA] already exists`, {
+          index: first
+        })
+      }
     }
     const { settings, mappings } = json()
     fake.indices.set(first, { settings, mappings, records: new Map() })
@@ -242,7 +280,10 @@ const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
   }
   if (second === "_mget") {
     const ids = (json()["ids"] as ReadonlyArray<string>) ?? []
-    return { status: 200, body: { docs: ids.map((id) => docView(first, id, index?.records.get(id), request.query.get("_source_includes"))) } }
+    return {
+      status: 200,
+      body: { docs: ids.map((id) => docView(first, id, index?.records.get(id), request.query.get("_source_includes"))) }
+    }
   }
   if (second === "_update_by_query" && index !== undefined) return updateByQuery(index, json())
   if (second === "_count") {
@@ -298,7 +339,13 @@ export const fakeElasticsearch = Effect.acquireRelease(
       incoming.on("data", (chunk: Buffer) => chunks.push(chunk))
       incoming.on("end", () => {
         const url = new URL(incoming.url ?? "/", "http://localhost")
-        const request = { method: incoming.method ?? "GET", path: url.pathname, query: url.searchParams, headers: incoming.headers, body: Buffer.concat(chunks).toString("utf8") }
+        const request = {
+          method: incoming.method ?? "GET",
+          path: url.pathname,
+          query: url.searchParams,
+          headers: incoming.headers,
+          body: Buffer.concat(chunks).toString("utf8")
+        }
         fake.requests.push(request)
         if (fake.hang) return
         const expected = fake.credentials === undefined ? undefined : `Basic ${Buffer.from(fake.credentials).toString("base64")}`

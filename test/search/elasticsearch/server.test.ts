@@ -39,7 +39,12 @@ const finished = (view: View) =>
 const createActions = (requests: ReadonlyArray<RecordedRequest>) =>
   requests
     .filter((recorded) => recorded.path === "/_bulk")
-    .flatMap((recorded) => recorded.body.trimEnd().split("\n").filter((_, i) => i % 2 === 0))
+    .flatMap((recorded) =>
+      recorded.body
+        .trimEnd()
+        .split("\n")
+        .filter((_, i) => i % 2 === 0)
+    )
     .map((line) => (JSON.parse(line) as { create: { _index: string; _id: string; routing?: string } }).create)
 
 describe("Indexing a folder into Elasticsearch (recorded-protocol fake on loopback)", () => {
@@ -106,7 +111,12 @@ describe("Indexing a folder into Elasticsearch (recorded-protocol fake on loopba
 
         // The search proxy's backend is the cluster too (read unchecked: only this configuration provides it so far).
         const backend = Context.unsafeGet(server.context, SearchBackend)
-        const search = yield* backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: { query: { match_all: {} } } })
+        const search = yield* backend.handle({
+          method: "POST",
+          path: `${project}/_search`,
+          query: new URLSearchParams(),
+          body: { query: { match_all: {} } }
+        })
         expect(search.status).toBe(200)
         // Two files, the attachment(s); the copy is a Duplicate record, not a Document.
         expect(search.body).toMatchObject({ hits: { total: { value: 2 + attachments.length } } })

@@ -50,7 +50,13 @@ export const actionDefinition: ResourceDefinition = {
   columns: ({ sql }) =>
     sql.literal(`r.id, r.verb, r.data, r.public, r.description, ${isoTimestamp("r.timestamp", "timestamp")}, r.actor_id AS "actorId",
       r.target_type AS "targetType", r.target_id AS "targetId", r.action_object_type AS "actionObjectType", r.action_object_id AS "actionObjectId"`),
-  attributes: (row: Row) => ({ verb: row.verb, data: row.data, public: row.public, description: row.description, timestamp: isoText(row.timestamp) }),
+  attributes: (row: Row) => ({
+    verb: row.verb,
+    data: row.data,
+    public: row.public,
+    description: row.description,
+    timestamp: isoText(row.timestamp)
+  }),
   toOne: {
     actor: { resource: "User", id: (row) => row.actorId as number | null },
     actionObject: polymorphic("actionObjectType", "actionObjectId"),
@@ -73,7 +79,8 @@ export const actionAggregateDefinition: ResourceDefinition = {
   type: "ActionAggregate",
   selfPath: "action-aggregates",
   from: "review_action_aggregates r",
-  columns: ({ sql }) => sql.literal(`r.id, r.verb, to_char(r.date, 'YYYY-MM-DD') AS date, r.count, r.user_id AS "userId", r.task_id AS "taskId"`),
+  columns: ({ sql }) =>
+    sql.literal(`r.id, r.verb, to_char(r.date, 'YYYY-MM-DD') AS date, r.count, r.user_id AS "userId", r.task_id AS "taskId"`),
   attributes: (row: Row) => ({ verb: row.verb, date: row.date, count: row.count }),
   toOne: { user: { resource: "User", id: (row) => row.userId as number }, task: { resource: "Task", id: (row) => row.taskId as number } },
   defaultInclude: ["user", "task"],
@@ -101,7 +108,9 @@ export const userNotificationDefinition: ResourceDefinition = {
   selfPath: "user-notifications",
   from: "review_user_notifications r",
   columns: ({ sql }) =>
-    sql.literal(`r.id, r.read, ${isoTimestamp("r.read_at", "readAt")}, ${isoTimestamp("r.created_at", "createdAt")}, r.action_id AS "actionId"`),
+    sql.literal(
+      `r.id, r.read, ${isoTimestamp("r.read_at", "readAt")}, ${isoTimestamp("r.created_at", "createdAt")}, r.action_id AS "actionId"`
+    ),
   attributes: (row: Row) => ({ read: row.read, readAt: isoText(row.readAt), createdAt: isoText(row.createdAt) }),
   toOne: { action: { resource: "Action", id: (row) => row.actionId as number } },
   includable: ["action", "action.actor", "action.actionObject", "action.target"],

@@ -3,8 +3,10 @@ import type { ResourceDefinition, Row, ToMany } from "./Resource.ts"
 import { relationExact, textExact } from "./Filters.ts"
 
 /** (owner, id) pairs of a child table by its owner column, children in id order. */
-export const childPairs = (table: string, ownerColumn: string): ToMany["pairs"] => ({ sql }, ownerIds) =>
-  sql<{ owner: number; id: number }>`
+export const childPairs =
+  (table: string, ownerColumn: string): ToMany["pairs"] =>
+  ({ sql }, ownerIds) =>
+    sql<{ owner: number; id: number }>`
     SELECT ${sql.literal(ownerColumn)} AS owner, id FROM ${sql.literal(table)}
     WHERE ${sql.literal(ownerColumn)} = ANY(${ownerIds}::int[]) ORDER BY id`.pipe(Effect.map((rows) => rows))
 

@@ -1,20 +1,44 @@
 import { Effect } from "effect"
 import type { Filter, Fragment, ReadContext, ResourceDefinition, Row } from "./Resource.ts"
-import { booleanOf, checkedTasks, integerExact, integerIn, isoText, isoTimestamp, relationExact, textContains, textIContains, textIExact, textIn, textIRegex } from "./Filters.ts"
+import {
+  booleanOf,
+  checkedTasks,
+  integerExact,
+  integerIn,
+  isoText,
+  isoTimestamp,
+  relationExact,
+  textContains,
+  textIContains,
+  textIExact,
+  textIn,
+  textIRegex
+} from "./Filters.ts"
 
 /** `__isnull`: true/false/1/0; anything else leaves the filter off. */
-const isNull = (column: string): Filter => (value, { sql }) => {
-  const flag = booleanOf(value)
-  return Effect.succeed(flag === undefined ? sql`TRUE` : flag ? sql`${sql.literal(column)} IS NULL` : sql`${sql.literal(column)} IS NOT NULL`)
-}
+const isNull =
+  (column: string): Filter =>
+  (value, { sql }) => {
+    const flag = booleanOf(value)
+    return Effect.succeed(
+      flag === undefined ? sql`TRUE` : flag ? sql`${sql.literal(column)} IS NULL` : sql`${sql.literal(column)} IS NOT NULL`
+    )
+  }
 
 /** The record flags filter on `0` or `1` only, as in the reference; other values leave the filter off. */
-const zeroOrOne = (column: string): Filter => (value, { sql }) =>
-  Effect.succeed(value === "0" || value === "1" ? sql`${sql.literal(column)} = ${value === "1"}` : sql`TRUE`)
+const zeroOrOne =
+  (column: string): Filter =>
+  (value, { sql }) =>
+    Effect.succeed(value === "0" || value === "1" ? sql`${sql.literal(column)} = ${value === "1"}` : sql`TRUE`)
 
 /** A filter on the other reviews of the same record (EXISTS, so that no review is listed twice). */
-const siblings = (filter: Filter): Filter => (value, context) =>
-  Effect.map(filter(value, context), (clause) => context.sql`EXISTS (SELECT 1 FROM review_task_record_reviews s WHERE s.task_record_id = rec.id AND ${clause})`)
+const siblings =
+  (filter: Filter): Filter =>
+  (value, context) =>
+    Effect.map(
+      filter(value, context),
+      (clause) => context.sql`EXISTS (SELECT 1 FROM review_task_record_reviews s WHERE s.task_record_id = rec.id AND ${clause})`
+    )
 
 const textFilters = (name: string, column: string, regex: boolean): Readonly<Record<string, Filter>> => ({
   [name]: (value, { sql }) => Effect.succeed(sql`${sql.literal(column)} = ${value}`),
@@ -26,8 +50,9 @@ const textFilters = (name: string, column: string, regex: boolean): Readonly<Rec
 })
 
 const bookmarkedBy: Filter = (value, context) =>
-  Effect.map(integerIn("k.user_id")(value, context), (clause) =>
-    context.sql`EXISTS (SELECT 1 FROM review_task_record_bookmarks k WHERE k.task_record_id = rec.id AND ${clause})`
+  Effect.map(
+    integerIn("k.user_id")(value, context),
+    (clause) => context.sql`EXISTS (SELECT 1 FROM review_task_record_bookmarks k WHERE k.task_record_id = rec.id AND ${clause})`
   )
 
 const pending = "EXISTS (SELECT 1 FROM review_task_record_reviews p WHERE p.task_record_id = rec.id AND p.status = 'PENDING')"
@@ -119,7 +144,16 @@ export const reviewDefinition: ResourceDefinition = {
     }
   },
   defaultInclude: ["checker", "choice", "taskRecord", "taskRecord.medias", "history"],
-  includable: ["checker", "choice", "taskRecord", "taskRecord.medias", "taskRecord.task", "taskRecord.task.choiceGroup", "taskRecord.task.choiceGroup.choices", "history"],
+  includable: [
+    "checker",
+    "choice",
+    "taskRecord",
+    "taskRecord.medias",
+    "taskRecord.task",
+    "taskRecord.task.choiceGroup",
+    "taskRecord.task.choiceGroup.choices",
+    "history"
+  ],
   filters,
   sorts: {
     task_record__id: "rec.id",
@@ -146,5 +180,8 @@ export const reviewHistoryDefinition: ResourceDefinition = {
     taskRecordId: String(row.taskRecordId),
     alternativeValue: row.alternativeValue
   }),
-  toOne: { checker: { resource: "User", id: (row) => row.checkerId as number | null }, choice: { resource: "Choice", id: (row) => row.choiceId as number | null } }
+  toOne: {
+    checker: { resource: "User", id: (row) => row.checkerId as number | null },
+    choice: { resource: "Choice", id: (row) => row.choiceId as number | null }
+  }
 }

@@ -5,7 +5,8 @@ import { dieOnSqlError } from "../../../db/SqlFailure.ts"
 import type { ReviewUser } from "../ReviewUser.ts"
 import type { Fragment, ReadContext, ResourceDefinition, Row, ToMany } from "./Resource.ts"
 
-export const readContextOf = (user: ReviewUser, baseUrl: string) => Effect.map(SqlClient.SqlClient, (sql): ReadContext => ({ sql, user, baseUrl }))
+export const readContextOf = (user: ReviewUser, baseUrl: string) =>
+  Effect.map(SqlClient.SqlClient, (sql): ReadContext => ({ sql, user, baseUrl }))
 
 /** Search terms: split on whitespace and commas, double-quoted phrases kept whole. */
 const searchTerms = (value: string) =>
@@ -36,7 +37,9 @@ export const whereOf = (
 /** The order of a list: the sort expressions asked for then the id, or the definition's default order. */
 export const orderOf = (context: ReadContext, definition: ResourceDefinition, sort: ReadonlyArray<readonly [string, boolean]>) =>
   context.sql.literal(
-    sort.length === 0 ? definition.defaultOrder : [...sort.map(([expression, descending]) => `${expression} ${descending ? "DESC" : "ASC"}`), "r.id"].join(", ")
+    sort.length === 0
+      ? definition.defaultOrder
+      : [...sort.map(([expression, descending]) => `${expression} ${descending ? "DESC" : "ASC"}`), "r.id"].join(", ")
   )
 
 export const idIs = (context: ReadContext, id: number) => context.sql`r.id = ${id}`
@@ -50,7 +53,9 @@ export const selectRows = (
 ) => {
   const { sql } = context
   const paging = limit === undefined ? sql`` : sql`LIMIT ${limit.size} OFFSET ${limit.offset}`
-  return dieOnSqlError(sql<Row>`SELECT ${definition.columns(context)} FROM ${sql.literal(definition.from)} WHERE ${sql.and(where)} ORDER BY ${order} ${paging}`)
+  return dieOnSqlError(
+    sql<Row>`SELECT ${definition.columns(context)} FROM ${sql.literal(definition.from)} WHERE ${sql.and(where)} ORDER BY ${order} ${paging}`
+  )
 }
 
 export const countRows = (context: ReadContext, definition: ResourceDefinition, where: ReadonlyArray<Fragment>) => {
@@ -67,7 +72,10 @@ export const countRows = (context: ReadContext, definition: ResourceDefinition, 
  */
 export const rowsByIds = (context: ReadContext, definition: ResourceDefinition, ids: ReadonlyArray<number>) => {
   const { sql } = context
-  const where = [sql`r.id = ANY(${[...new Set(ids)]}::int[])`, ...(definition.scopesIncludes === true && definition.scope !== undefined ? [definition.scope(context)] : [])]
+  const where = [
+    sql`r.id = ANY(${[...new Set(ids)]}::int[])`,
+    ...(definition.scopesIncludes === true && definition.scope !== undefined ? [definition.scope(context)] : [])
+  ]
   return selectRows(context, definition, where, sql.literal(definition.defaultOrder))
 }
 

@@ -23,11 +23,19 @@ export const taskUserStatisticsDefinition: ResourceDefinition = {
   selfPath: "task-user-statistics",
   from: "review_task_user_statistics_counts r",
   columns: ({ sql }) =>
-    sql.literal(`r.id, r.task_id AS "taskId", r.checker_id AS "checkerId", r.round, r.done_count AS "doneCount", r.pending_count AS "pendingCount"`),
+    sql.literal(
+      `r.id, r.task_id AS "taskId", r.checker_id AS "checkerId", r.round, r.done_count AS "doneCount", r.pending_count AS "pendingCount"`
+    ),
   attributes: (row: Row) => {
     const done = row.doneCount as number
     const total = done + (row.pendingCount as number)
-    return { round: row.round, doneCount: done, pendingCount: row.pendingCount, totalCount: total, progress: total === 0 ? 0 : (done / total) * 100 }
+    return {
+      round: row.round,
+      doneCount: done,
+      pendingCount: row.pendingCount,
+      totalCount: total,
+      progress: total === 0 ? 0 : (done / total) * 100
+    }
   },
   toOne: taskAndChecker,
   includable: ["task", "checker"],
@@ -43,7 +51,8 @@ export const taskUserChoiceStatisticsDefinition: ResourceDefinition = {
   type: "TaskChoiceStatistics",
   selfPath: "task-user-choice-statistics",
   from: "review_task_user_choice_statistics_counts r",
-  columns: ({ sql }) => sql.literal(`r.id, r.task_id AS "taskId", r.checker_id AS "checkerId", r.round, r.choice_id AS "choiceId", r.count`),
+  columns: ({ sql }) =>
+    sql.literal(`r.id, r.task_id AS "taskId", r.checker_id AS "checkerId", r.round, r.choice_id AS "choiceId", r.count`),
   attributes: (row: Row) => ({ round: row.round, count: row.count }),
   toOne: { ...taskAndChecker, choice: { resource: "Choice", id: (row: Row) => row.choiceId as number } },
   defaultInclude: ["task", "choice", "checker"],

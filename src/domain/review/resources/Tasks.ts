@@ -35,7 +35,10 @@ const withProgress = (context: ReadContext, rows: ReadonlyArray<Row>) =>
         ...row,
         taskRecordsCount: counted?.total ?? 0,
         taskRecordsDoneCount: counted?.done ?? 0,
-        ...taskProgress(row.rounds as number, reviews.filter((review) => review.taskId === row.id))
+        ...taskProgress(
+          row.rounds as number,
+          reviews.filter((review) => review.taskId === row.id)
+        )
       }
     })
   })
@@ -86,7 +89,11 @@ export const taskDefinition: ResourceDefinition = {
   toOne: {
     choiceGroup: { resource: "ChoiceGroup", id: (row) => row.choiceGroupId as number | null },
     project: { resource: "Project", id: (row) => row.projectId as number },
-    templateSetting: { resource: "TaskTemplateSetting", id: (row) => row.templateSettingId as number | null, type: (row) => templateSettingType(row.templateType) }
+    templateSetting: {
+      resource: "TaskTemplateSetting",
+      id: (row) => row.templateSettingId as number | null,
+      type: (row) => templateSettingType(row.templateType)
+    }
   },
   toMany: {
     checkers: {
@@ -97,14 +104,23 @@ export const taskDefinition: ResourceDefinition = {
     }
   },
   defaultInclude: ["project", "templateSetting"],
-  includable: ["checkers", "choiceGroup", "choiceGroup.choices", "choiceGroup.alternativeValues", "project", "project.creator", "templateSetting"],
+  includable: [
+    "checkers",
+    "choiceGroup",
+    "choiceGroup.choices",
+    "choiceGroup.alternativeValues",
+    "project",
+    "project.creator",
+    "templateSetting"
+  ],
   filters: {
     name: textExact("r.name"),
     rounds: integerExact("r.rounds"),
     priority: integerExact("r.priority"),
     checkers: (value, context) =>
-      Effect.map(integerExact("c.checker_id")(value, context), (clause) =>
-        context.sql`r.id IN (SELECT c.task_id FROM review_task_checkers c WHERE ${clause})`
+      Effect.map(
+        integerExact("c.checker_id")(value, context),
+        (clause) => context.sql`r.id IN (SELECT c.task_id FROM review_task_checkers c WHERE ${clause})`
       )
   },
   sorts: { name: "r.name" },
@@ -119,7 +135,9 @@ export const templateSettingDefinition: ResourceDefinition = {
   type: (row) => templateSettingType(row.kind),
   from: "review_template_settings r",
   columns: ({ sql }) =>
-    sql.literal(`r.id, r.kind, r.max_width AS "maxWidth", r.max_height AS "maxHeight", r.display_original_value AS "displayOriginalValue", r.ratio`),
+    sql.literal(
+      `r.id, r.kind, r.max_width AS "maxWidth", r.max_height AS "maxHeight", r.display_original_value AS "displayOriginalValue", r.ratio`
+    ),
   attributes: (row: Row) => {
     if (row.kind === "TEXT") return {}
     const media = { maxWidth: row.maxWidth, maxHeight: row.maxHeight, displayOriginalValue: row.displayOriginalValue }

@@ -8,7 +8,12 @@ export const tipDefinition: ResourceDefinition = {
   columns: ({ sql }) =>
     sql.literal(`r.id, r.name, r.description, r.project_id AS "projectId", r.task_id AS "taskId", r.creator_id AS "creatorId",
       ${isoTimestamp("r.created_at", "createdAt")}, ${isoTimestamp("r.updated_at", "updatedAt")}`),
-  attributes: (row: Row) => ({ name: row.name, description: row.description, createdAt: isoText(row.createdAt), updatedAt: isoText(row.updatedAt) }),
+  attributes: (row: Row) => ({
+    name: row.name,
+    description: row.description,
+    createdAt: isoText(row.createdAt),
+    updatedAt: isoText(row.updatedAt)
+  }),
   toOne: {
     project: { resource: "Project", id: (row) => row.projectId as number | null },
     creator: { resource: "User", id: (row) => row.creatorId as number | null },
@@ -26,7 +31,8 @@ export const tipDefinition: ResourceDefinition = {
   sorts: { name: "r.name", created_at: "r.created_at" },
   search: ["r.name", "r.description"],
   // Tips on tasks the user checks, plus tips on no task (general ones and project-wide ones, any project).
-  scope: (context) => (context.user.isStaff ? context.sql`TRUE` : context.sql`(r.task_id IS NULL OR r.task_id IN ${checkedTasks(context)})`),
+  scope: (context) =>
+    context.user.isStaff ? context.sql`TRUE` : context.sql`(r.task_id IS NULL OR r.task_id IN ${checkedTasks(context)})`,
   defaultOrder: "r.created_at DESC, r.id DESC",
   paginated: false
 }

@@ -5,7 +5,13 @@ import { booleanExact, isoText, isoTimestamp, textLookups } from "./Filters.ts"
 
 /** First and last name from the single `name` column: the first word, then the rest. */
 const nameParts = (name: unknown) => {
-  const words = typeof name === "string" ? name.trim().split(/\s+/).filter((word) => word !== "") : []
+  const words =
+    typeof name === "string"
+      ? name
+          .trim()
+          .split(/\s+/)
+          .filter((word) => word !== "")
+      : []
   return { firstName: words[0] ?? "", lastName: words.slice(1).join(" ") }
 }
 

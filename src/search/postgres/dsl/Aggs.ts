@@ -19,7 +19,9 @@ type Sql = Statement.Constructor
 const maxBuckets = 65_536
 
 const fielddataError = (name: string) =>
-  illegalArgument(`Fielddata is disabled on [${name}] in [datashare]. Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default.`)
+  illegalArgument(
+    `Fielddata is disabled on [${name}] in [datashare]. Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default.`
+  )
 
 type ValueKind = "string" | "number" | "date" | "boolean"
 
@@ -39,7 +41,14 @@ const valuesOf = (sql: Sql, field: Field, name: string): Effect.Effect<Values | 
   switch (field.kind) {
     case "keyword":
       if (field.array) return Effect.succeed(array("string", field.column, field.lowercase))
-      return Effect.succeed(scalar("string", field.ignoreAbove === undefined ? field.column : sql`CASE WHEN length(${field.column}) <= ${field.ignoreAbove} THEN ${field.column} END`))
+      return Effect.succeed(
+        scalar(
+          "string",
+          field.ignoreAbove === undefined
+            ? field.column
+            : sql`CASE WHEN length(${field.column}) <= ${field.ignoreAbove} THEN ${field.column} END`
+        )
+      )
     case "number":
       return Effect.succeed(field.array ? array("number", sql`${field.column}::float8[]`) : scalar("number", sql`${field.column}::float8`))
     case "date":
@@ -60,7 +69,10 @@ const valuesOf = (sql: Sql, field: Field, name: string): Effect.Effect<Values | 
 /** A metric inside a bucket, over each record's single value (a scalar subquery of its lateral item). */
 const metricExpression = (sql: Sql, metric: MetricAgg, values: Values | undefined): Effect.Effect<Fragment, SearchRequestError> =>
   Effect.gen(function* () {
-    if (values === undefined) return metric.kind === "sum" || metric.kind === "cardinality" || metric.kind === "value_count" ? sql.literal("0") : sql.literal("NULL::float8")
+    if (values === undefined)
+      return metric.kind === "sum" || metric.kind === "cardinality" || metric.kind === "value_count"
+        ? sql.literal("0")
+        : sql.literal("NULL::float8")
     const value = values.kind === "boolean" ? sql`(SELECT k::int FROM ${values.lateral})` : sql`(SELECT k FROM ${values.lateral})`
     switch (metric.kind) {
       case "sum":
@@ -89,7 +101,8 @@ const metricValue = (metric: MetricAgg, kind: ValueKind | undefined, raw: unknow
 const metricValues = (sql: Sql, metric: MetricAgg, alias: string) =>
   Effect.gen(function* () {
     const field = resolveField(sql, metric.field, alias)
-    if ((field.kind === "keyword" || field.kind === "number") && field.array) return yield* unsupported(`${metric.kind} of the array field ${metric.field} inside a bucket`)
+    if ((field.kind === "keyword" || field.kind === "number") && field.array)
+      return yield* unsupported(`${metric.kind} of the array field ${metric.field} inside a bucket`)
     if (field.kind === "tree") return yield* unsupported(`${metric.kind} of ${metric.field} inside a bucket`)
     return yield* checkNumeric(metric, yield* valuesOf(sql, field, metric.field))
   })
@@ -158,7 +171,17 @@ const bucketMetricValues = (sql: Sql, children: BucketChildren): Effect.Effect<M
   Effect.forEach(children.metrics, ([, metric]) => metricValues(sql, metric, "r"))
 
 /** Buckets as a JSON array of rows: key, doc_count, the metrics m0…, and the total of all buckets' counts. */
-const bucketSelect = (sql: Sql, key: Fragment, lateral: Fragment, children: BucketChildren, values: MetricValues, filters: ReadonlyArray<Fragment>, order: ReadonlyArray<Fragment>, limit: number | undefined, minDocCount = 1) =>
+const bucketSelect = (
+  sql: Sql,
+  key: Fragment,
+  lateral: Fragment,
+  children: BucketChildren,
+  values: MetricValues,
+  filters: ReadonlyArray<Fragment>,
+  order: ReadonlyArray<Fragment>,
+  limit: number | undefined,
+  minDocCount = 1
+) =>
   Effect.gen(function* () {
     const metrics = yield* Effect.forEach(children.metrics, ([, metric], index) =>
       Effect.map(metricExpression(sql, metric, values[index]), (expression) => sql`${expression} AS ${sql.literal(`m${index}`)}`)
@@ -182,7 +205,12 @@ const childrenOf = (row: BucketRow, children: BucketChildren, values: MetricValu
   Object.fromEntries(children.metrics.map(([name, metric], index) => [name, metricValue(metric, values[index]?.kind, row[`m${index}`])]))
 
 const cut = <A>(buckets: ReadonlyArray<A>, children: BucketChildren) =>
-  children.bucketSort === undefined ? buckets : buckets.slice(children.bucketSort[1].from, children.bucketSort[1].size === undefined ? undefined : children.bucketSort[1].from + children.bucketSort[1].size)
+  children.bucketSort === undefined
+    ? buckets
+    : buckets.slice(
+        children.bucketSort[1].from,
+        children.bucketSort[1].size === undefined ? undefined : children.bucketSort[1].from + children.bucketSort[1].size
+      )
 
 const keyOf = (kind: ValueKind, raw: unknown) => {
   if (kind === "number") return { key: Number(raw) }
@@ -199,7 +227,8 @@ const termsPart = (sql: Sql, agg: TermsAgg) =>
     if (agg.missing !== undefined && values.kind !== "string" && (values.kind !== "number" || typeof agg.missing !== "number")) {
       return yield* unsupported(`missing [${String(agg.missing)}] on the ${values.kind} field ${agg.field}`)
     }
-    const key = agg.missing === undefined ? sql`t.k` : sql`coalesce(t.k, ${values.kind === "string" ? String(agg.missing) : Number(agg.missing)})`
+    const key =
+      agg.missing === undefined ? sql`t.k` : sql`coalesce(t.k, ${values.kind === "string" ? String(agg.missing) : Number(agg.missing)})`
     const filters = [yield* keyFilter(sql, agg.include, key), yield* keyFilter(sql, agg.exclude, key)].flatMap((filter, index) =>
       filter === undefined ? [] : [index === 0 ? filter : sql`NOT (${filter})`]
     )
@@ -208,23 +237,36 @@ const termsPart = (sql: Sql, agg: TermsAgg) =>
     const finish = (value: unknown) => {
       const rows = rowsOf(value)
       const shown = rows.reduce((total, row) => total + row.doc_count, 0)
-      const buckets = rows.map((row) => ({ ...keyOf(values.kind, row.key), doc_count: row.doc_count, ...childrenOf(row, agg, metricValues) }))
-      return Effect.succeed({ doc_count_error_upper_bound: 0, sum_other_doc_count: (rows[0]?.total ?? 0) - shown, buckets: cut(buckets, agg) })
+      const buckets = rows.map((row) => ({
+        ...keyOf(values.kind, row.key),
+        doc_count: row.doc_count,
+        ...childrenOf(row, agg, metricValues)
+      }))
+      return Effect.succeed({
+        doc_count_error_upper_bound: 0,
+        sum_other_doc_count: (rows[0]?.total ?? 0) - shown,
+        buckets: cut(buckets, agg)
+      })
     }
-    return { select: yield* bucketSelect(sql, key, values.lateral, agg, metricValues, filters, order, agg.size, agg.minDocCount), finish } satisfies AggregationPart
+    return {
+      select: yield* bucketSelect(sql, key, values.lateral, agg, metricValues, filters, order, agg.size, agg.minDocCount),
+      finish
+    } satisfies AggregationPart
   })
 
 const dateHistogramPart = (sql: Sql, agg: DateHistogramAgg) =>
   Effect.gen(function* () {
     if (agg.format !== undefined) yield* checkFormat(agg.format)
     const field = resolveField(sql, agg.field, "r")
-    if (field.kind !== "date" && field.kind !== "unknown") return yield* illegalArgument(`Field [${agg.field}] of type [${field.kind}] is not supported for aggregation [date_histogram]`)
+    if (field.kind !== "date" && field.kind !== "unknown")
+      return yield* illegalArgument(`Field [${agg.field}] of type [${field.kind}] is not supported for aggregation [date_histogram]`)
     const missing = agg.missing === undefined ? undefined : bucketStart(yield* parseFormatted(agg.missing, agg.format), agg.interval)
     if (field.kind === "unknown" && missing === undefined) return constantPart(sql, { buckets: [] })
     const column = field.kind === "date" ? field.column : sql.literal("NULL::timestamptz")
-    const start = agg.interval._tag === "Fixed"
-      ? sql`floor(extract(epoch FROM ${column}) * 1000 / ${agg.interval.millis}) * ${agg.interval.millis}`
-      : sql`extract(epoch FROM date_trunc(${agg.interval.unit}, ${column} AT TIME ZONE 'UTC')) * 1000`
+    const start =
+      agg.interval._tag === "Fixed"
+        ? sql`floor(extract(epoch FROM ${column}) * 1000 / ${agg.interval.millis}) * ${agg.interval.millis}`
+        : sql`extract(epoch FROM date_trunc(${agg.interval.unit}, ${column} AT TIME ZONE 'UTC')) * 1000`
     const key = missing === undefined ? sql`(${start})::float8` : sql`coalesce((${start})::float8, ${missing}::float8)`
     // Checked like a terms order; histogram buckets are ordered here, after empty ones are added.
     yield* orderBy(sql, agg.order, agg, false)
@@ -233,16 +275,32 @@ const dateHistogramPart = (sql: Sql, agg: DateHistogramAgg) =>
       Effect.gen(function* () {
         const rows = rowsOf(value)
         const counted = new Map(rows.map((row) => [Number(row.key), row]))
-        const keys = agg.minDocCount === 0 && rows.length > 0 ? yield* allBuckets(rows.map((row) => Number(row.key)), agg) : [...counted.keys()]
+        const keys =
+          agg.minDocCount === 0 && rows.length > 0
+            ? yield* allBuckets(
+                rows.map((row) => Number(row.key)),
+                agg
+              )
+            : [...counted.keys()]
         const buckets = keys.flatMap((millis) => {
           const row = counted.get(millis)
           const count = row?.doc_count ?? 0
           if (count < Math.max(agg.minDocCount, 0)) return []
-          return [{ key_as_string: formatDate(millis, agg.format), key: millis, doc_count: count, ...(row === undefined ? emptyMetrics(agg) : childrenOf(row, agg, metricValues)) }]
+          return [
+            {
+              key_as_string: formatDate(millis, agg.format),
+              key: millis,
+              doc_count: count,
+              ...(row === undefined ? emptyMetrics(agg) : childrenOf(row, agg, metricValues))
+            }
+          ]
         })
         return { buckets: cut(sortBuckets(buckets, agg.order), agg) }
       })
-    return { select: yield* bucketSelect(sql, key, sql`LATERAL (SELECT 1) t`, agg, metricValues, [], [sql`key ASC`], undefined), finish } satisfies AggregationPart
+    return {
+      select: yield* bucketSelect(sql, key, sql`LATERAL (SELECT 1) t`, agg, metricValues, [], [sql`key ASC`], undefined),
+      finish
+    } satisfies AggregationPart
   })
 
 /** Every bucket between the first and the last, empty ones included (min_doc_count 0). */
@@ -252,7 +310,11 @@ const allBuckets = (keys: ReadonlyArray<number>, agg: DateHistogramAgg) =>
     const all: Array<number> = []
     for (let key = first; key <= last; key = nextBucket(key, agg.interval)) {
       if (all.length >= maxBuckets) {
-        return yield* new SearchRequestError({ esType: "too_many_buckets_exception", reason: `Trying to create too many buckets. Must be less than or equal to: [${maxBuckets}].`, status: 400 })
+        return yield* new SearchRequestError({
+          esType: "too_many_buckets_exception",
+          reason: `Trying to create too many buckets. Must be less than or equal to: [${maxBuckets}].`,
+          status: 400
+        })
       }
       all.push(key)
     }
@@ -267,7 +329,12 @@ type Bucket = { readonly key: number; readonly doc_count: number; readonly [name
 const sortBuckets = (buckets: ReadonlyArray<Bucket>, order: BucketOrder) =>
   [...buckets].sort((a, b) => {
     for (const { by, order: direction } of order) {
-      const value = (bucket: Bucket) => (by === "_key" ? bucket.key : by === "_count" ? bucket.doc_count : ((bucket[by] as { value: number | null } | undefined)?.value ?? -Infinity))
+      const value = (bucket: Bucket) =>
+        by === "_key"
+          ? bucket.key
+          : by === "_count"
+            ? bucket.doc_count
+            : ((bucket[by] as { value: number | null } | undefined)?.value ?? -Infinity)
       const difference = value(a) - value(b)
       if (difference !== 0) return direction === "desc" ? -difference : difference
     }
@@ -276,6 +343,7 @@ const sortBuckets = (buckets: ReadonlyArray<Bucket>, order: BucketOrder) =>
 
 export const aggregationParts = (sql: Sql, aggregations: ReadonlyArray<readonly [string, Aggregation]>) =>
   Effect.forEach(aggregations, ([name, agg]) => {
-    const part: Effect.Effect<AggregationPart, SearchRequestError> = agg._tag === "Metric" ? metricPart(sql, agg) : agg._tag === "Terms" ? termsPart(sql, agg) : dateHistogramPart(sql, agg)
+    const part: Effect.Effect<AggregationPart, SearchRequestError> =
+      agg._tag === "Metric" ? metricPart(sql, agg) : agg._tag === "Terms" ? termsPart(sql, agg) : dateHistogramPart(sql, agg)
     return Effect.map(part, (built) => [name, built] as const)
   })

@@ -66,7 +66,13 @@ export type SortOrder = "asc" | "desc"
 export type SortClause =
   | { readonly _tag: "Score"; readonly order: SortOrder }
   | { readonly _tag: "Doc"; readonly order: SortOrder }
-  | { readonly _tag: "Field"; readonly field: string; readonly order: SortOrder; readonly missingFirst: boolean; readonly unmappedType: string | undefined }
+  | {
+      readonly _tag: "Field"
+      readonly field: string
+      readonly order: SortOrder
+      readonly missingFirst: boolean
+      readonly unmappedType: string | undefined
+    }
   /** `doc['offsets'].size()`: the number of offsets of a named entity. */
   | { readonly _tag: "OffsetsCount"; readonly order: SortOrder }
   /** `params.order.indexOf(doc._id.value)`: the position of the id in a given list. */

@@ -40,8 +40,10 @@ const requiredShould = (minimum: MinimumShouldMatch | undefined, count: number, 
 }
 
 /** Conjunction and disjunction, always parenthesised (the library's leave a single clause bare). */
-export const allOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) => (clauses.length === 0 ? sql.literal("true") : sql`(${sql.and(clauses)})`)
-export const anyOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) => (clauses.length === 0 ? sql.literal("false") : sql`(${sql.or(clauses)})`)
+export const allOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) =>
+  clauses.length === 0 ? sql.literal("true") : sql`(${sql.and(clauses)})`
+export const anyOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) =>
+  clauses.length === 0 ? sql.literal("false") : sql`(${sql.or(clauses)})`
 
 const sum = (sql: Sql, scores: ReadonlyArray<Fragment>) => (scores.length === 0 ? sql.literal("0") : sql.join(" + ", true)(scores))
 
@@ -102,19 +104,33 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
         return scored(falseCondition(sql), true)
       case "Bool": {
         const compile = (queries: ReadonlyArray<Query>) => Effect.forEach(queries, (item) => compileQuery(sql, item, alias, depth))
-        const [must, filter, should, mustNot] = yield* Effect.all([compile(query.must), compile(query.filter), compile(query.should), compile(query.mustNot)])
+        const [must, filter, should, mustNot] = yield* Effect.all([
+          compile(query.must),
+          compile(query.filter),
+          compile(query.should),
+          compile(query.mustNot)
+        ])
         if (must.length + filter.length + should.length + mustNot.length === 0) return scored(trueCondition(sql))
         const required = requiredShould(query.minimumShouldMatch, should.length, must.length + filter.length > 0)
         if (required > should.length) return scored(falseCondition(sql), true)
         const matched = (clause: Compiled) => sql`coalesce(${clause.where}, false)`
         const conditions: Array<Fragment> = [...must, ...filter].map((clause) => clause.where)
-        if (required === 1) conditions.push(anyOf(sql, should.map((clause) => clause.where)))
+        if (required === 1)
+          conditions.push(
+            anyOf(
+              sql,
+              should.map((clause) => clause.where)
+            )
+          )
         else if (required === should.length && required > 0) conditions.push(...should.map((clause) => clause.where))
-        else if (required > 1) conditions.push(sql`(${sql.join(" + ", false)(should.map((clause) => sql`${matched(clause)}::int`))}) >= ${required}`)
+        else if (required > 1)
+          conditions.push(sql`(${sql.join(" + ", false)(should.map((clause) => sql`${matched(clause)}::int`))}) >= ${required}`)
         conditions.push(...mustNot.map((clause) => sql`NOT ${matched(clause)}`))
         const scores = [
           ...must.map((clause) => clause.score),
-          ...should.map((clause) => (clause.zeroUnlessMatched ? clause.score : sql`CASE WHEN ${matched(clause)} THEN ${clause.score} ELSE 0 END`))
+          ...should.map((clause) =>
+            clause.zeroUnlessMatched ? clause.score : sql`CASE WHEN ${matched(clause)} THEN ${clause.score} ELSE 0 END`
+          )
         ]
         // Only should clauses, one of which must hold: where none holds, each of their scores is 0.
         const onlyAnyShould = must.length + filter.length + mustNot.length === 0 && required === 1
@@ -126,12 +142,16 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
       }
       case "Match": {
         const target = field(query.field)
-        const compiled = target.kind === "text" ? yield* textMatch(sql, target, query.text, query.operator) : yield* exactValues(sql, target, [query.text], false)
+        const compiled =
+          target.kind === "text"
+            ? yield* textMatch(sql, target, query.text, query.operator)
+            : yield* exactValues(sql, target, [query.text], false)
         return rankOrZero(sql, compiled, query, target)
       }
       case "Phrase": {
         const target = field(query.field)
-        const compiled = target.kind === "text" ? phraseMatch(sql, target, query.text, query.slop) : yield* exactValues(sql, target, [query.text], false)
+        const compiled =
+          target.kind === "text" ? phraseMatch(sql, target, query.text, query.slop) : yield* exactValues(sql, target, [query.text], false)
         return rankOrZero(sql, compiled, query, target)
       }
       case "Range":
@@ -139,7 +159,9 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
       case "Exists":
         return scored(existsCondition(sql, field(query.field)))
       case "Ids":
-        return query.values.length === 0 ? scored(falseCondition(sql), true) : scored({ where: sql`${sql.literal(alias)}.id IN ${sql.in(query.values)}`, score: sql.literal("1") })
+        return query.values.length === 0
+          ? scored(falseCondition(sql), true)
+          : scored({ where: sql`${sql.literal(alias)}.id IN ${sql.in(query.values)}`, score: sql.literal("1") })
       case "Wildcard":
         return scored(yield* wildcardCondition(sql, field(query.field), query.pattern, query.caseInsensitive))
       case "Regexp":
@@ -147,7 +169,8 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
       case "Fuzzy":
         return scored(yield* fuzzyCondition(sql, field(query.field), query.value, query.distance))
       case "HasChild": {
-        if (!childTypes.includes(query.type)) return yield* illegalArgument(`[has_child] join field [join] doesn't hold [${query.type}] as a child`)
+        if (!childTypes.includes(query.type))
+          return yield* illegalArgument(`[has_child] join field [join] doesn't hold [${query.type}] as a child`)
         const child = `c${depth + 1}`
         const inner = yield* compileQuery(sql, query.query, child, depth + 1)
         const [c, r] = [sql.literal(child), sql.literal(alias)]
@@ -157,7 +180,8 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
         })
       }
       case "HasParent": {
-        if (!parentTypes.includes(query.parentType)) return yield* illegalArgument(`[has_parent] join field [join] doesn't hold [${query.parentType}] as a parent`)
+        if (!parentTypes.includes(query.parentType))
+          return yield* illegalArgument(`[has_parent] join field [join] doesn't hold [${query.parentType}] as a parent`)
         const parent = `p${depth + 1}`
         const inner = yield* compileQuery(sql, query.query, parent, depth + 1)
         const [p, r] = [sql.literal(parent), sql.literal(alias)]
@@ -167,7 +191,8 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
         })
       }
       case "ParentId": {
-        if (!childTypes.includes(query.type)) return yield* illegalArgument(`[parent_id] join field [join] doesn't hold [${query.type}] as a child`)
+        if (!childTypes.includes(query.type))
+          return yield* illegalArgument(`[parent_id] join field [join] doesn't hold [${query.type}] as a child`)
         const r = sql.literal(alias)
         return scored({ where: sql`(${r}.type = ${query.type} AND ${r}.join_parent = ${query.id})`, score: sql.literal("1") })
       }

@@ -42,8 +42,10 @@ export const formatDate = (millis: number, format: string | undefined) => {
 export const parseFormatted = (text: string, format: string | undefined) =>
   Effect.gen(function* () {
     const iso = /^\d{4}$/.test(text) ? `${text}-01-01` : /^\d{4}-\d{2}$/.test(text) ? `${text}-01` : text
-    const millis = /^-?\d+$/.test(text) && format === undefined ? Number(text) : Date.parse(/T|Z|[+-]\d{2}:\d{2}$/.test(iso) ? iso : `${iso}T00:00:00Z`)
-    if (Number.isNaN(millis)) return yield* illegalArgument(`failed to parse date field [${text}] with format [${format ?? "strict_date_optional_time"}]`)
+    const millis =
+      /^-?\d+$/.test(text) && format === undefined ? Number(text) : Date.parse(/T|Z|[+-]\d{2}:\d{2}$/.test(iso) ? iso : `${iso}T00:00:00Z`)
+    if (Number.isNaN(millis))
+      return yield* illegalArgument(`failed to parse date field [${text}] with format [${format ?? "strict_date_optional_time"}]`)
     return millis
   })
 

@@ -29,8 +29,7 @@ export const unsupported = (construct: string) =>
   })
 
 /** A value the engine cannot use where it is (a bad number, a bad regular expression, an unknown join type…). */
-export const illegalArgument = (reason: string) =>
-  new SearchRequestError({ esType: "illegal_argument_exception", reason, status: 400 })
+export const illegalArgument = (reason: string) => new SearchRequestError({ esType: "illegal_argument_exception", reason, status: 400 })
 
 /** A body that is not valid JSON or does not have the shape of an ES request. */
 export const parsingError = (reason: string) => new SearchRequestError({ esType: "parsing_exception", reason, status: 400 })
@@ -88,7 +87,10 @@ export const tooDeeplyNested = () =>
     esType: "x_content_parse_exception",
     reason: "[bool] failed to parse field [must]",
     status: 400,
-    causedBy: { type: "illegal_argument_exception", reason: "The nested depth of the query exceeds the maximum nested depth for bool queries set in [indices.query.bool.max_nested_depth]" }
+    causedBy: {
+      type: "illegal_argument_exception",
+      reason: "The nested depth of the query exceeds the maximum nested depth for bool queries set in [indices.query.bool.max_nested_depth]"
+    }
   })
 
 /** The ES error body: `{"error":{"root_cause":[…],"type","reason"},"status"}`. */
@@ -98,5 +100,8 @@ export const errorBody = (error: SearchRequestError) => {
     const causedBy = error.causedBy === undefined ? {} : { caused_by: error.causedBy }
     return { error: { root_cause: [cause], ...cause, ...causedBy }, status: error.status }
   }
-  return { error: { root_cause: [error.rootCause], ...cause, phase: "query", grouped: true, caused_by: error.rootCause }, status: error.status }
+  return {
+    error: { root_cause: [error.rootCause], ...cause, phase: "query", grouped: true, caused_by: error.rootCause },
+    status: error.status
+  }
 }

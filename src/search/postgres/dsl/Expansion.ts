@@ -73,7 +73,9 @@ const rangeOperators = [
 
 export const rangeExpansion = (field: TextField, bounds: RangeBounds): Expansion | undefined => {
   const code = lexiconField(field)
-  const given = rangeOperators.flatMap(([key, operator]) => (bounds[key] === undefined ? [] : [[operator, field.normalize(String(bounds[key]))] as const]))
+  const given = rangeOperators.flatMap(([key, operator]) =>
+    bounds[key] === undefined ? [] : [[operator, field.normalize(String(bounds[key]))] as const]
+  )
   return code === undefined || given.length === 0 ? undefined : { _tag: "Range", field: code, bounds: given }
 }
 
@@ -85,10 +87,13 @@ export const expandedWords = FiberRef.unsafeMake<ReadonlyMap<string, ReadonlyArr
 
 /** The expanded words of a condition, when the search looked them up. */
 export const lookupExpansion = (expansion: Expansion | undefined) =>
-  expansion === undefined ? Effect.succeed(undefined) : Effect.map(FiberRef.get(expandedWords), (found) => found.get(expansionKey(expansion)))
+  expansion === undefined
+    ? Effect.succeed(undefined)
+    : Effect.map(FiberRef.get(expandedWords), (found) => found.get(expansionKey(expansion)))
 
 /** A tsquery of any of the words: quoted lexemes, so that a word with `-` or `.` stays one lexeme. */
-export const anyWordQuery = (list: ReadonlyArray<string>) => list.map((word) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ")
+export const anyWordQuery = (list: ReadonlyArray<string>) =>
+  list.map((word) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`).join(" | ")
 
 const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -101,7 +106,9 @@ const fuzzyPieces = (term: string, distance: number) => {
   const count = 2 * distance + 1
   const chars = [...term]
   if (chars.length < count) return []
-  return Array.from({ length: count }, (_, index) => chars.slice(Math.floor((index * chars.length) / count), Math.floor(((index + 1) * chars.length) / count)).join(""))
+  return Array.from({ length: count }, (_, index) =>
+    chars.slice(Math.floor((index * chars.length) / count), Math.floor(((index + 1) * chars.length) / count)).join("")
+  )
 }
 
 /**
@@ -143,7 +150,12 @@ const closestWords = (candidates: ReadonlyArray<string>, term: string, distance:
 }
 
 /** The words of the lexicon an expansion matches. */
-const lookup = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expansion: Expansion, maxExpansions: number): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError> => {
+const lookup = (
+  sql: SqlClient.SqlClient,
+  indices: ReadonlyArray<string>,
+  expansion: Expansion,
+  maxExpansions: number
+): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError> => {
   const wordsOf = (rows: ReadonlyArray<{ readonly word: string }>) => rows.map((row) => row.word)
   const scope = sql`project IN ${sql.in(indices)} AND field = ${expansion.field}`
   switch (expansion._tag) {
@@ -151,7 +163,8 @@ const lookup = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expans
       const { term, distance } = expansion
       const length = [...term].length
       const pieces = fuzzyPieces(term, distance)
-      const containsPiece = pieces.length === 0 ? sql`` : sql`AND (${sql.or(pieces.map((piece) => sql`word LIKE ${`%${likeEscape(piece)}%`}`))})`
+      const containsPiece =
+        pieces.length === 0 ? sql`` : sql`AND (${sql.or(pieces.map((piece) => sql`word LIKE ${`%${likeEscape(piece)}%`}`))})`
       // The distances are computed here: the SQL function costs about 30 µs a word, which made a short term with
       // two edits, whose pieces are a letter or two and let most words of its length through, take a second.
       const candidates = sql<{ word: string }>`
@@ -160,14 +173,29 @@ const lookup = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expans
       return Effect.map(candidates, (rows) => closestWords(wordsOf(rows), term, distance, Math.min(maxExpansions, maxClauseCount)))
     }
     case "Like":
-      return Effect.map(sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word LIKE ${expansion.like} ORDER BY word LIMIT ${maxClauseCount + 1}`, wordsOf)
+      return Effect.map(
+        sql<{
+          word: string
+        }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word LIKE ${expansion.like} ORDER BY word LIMIT ${maxClauseCount + 1}`,
+        wordsOf
+      )
     case "Regexp": {
       const operator = sql.literal(expansion.caseInsensitive ? "~*" : "~")
-      return Effect.map(sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word ${operator} ${expansion.pattern} ORDER BY word LIMIT ${maxClauseCount + 1}`, wordsOf)
+      return Effect.map(
+        sql<{
+          word: string
+        }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word ${operator} ${expansion.pattern} ORDER BY word LIMIT ${maxClauseCount + 1}`,
+        wordsOf
+      )
     }
     case "Range": {
       const conditions = expansion.bounds.map(([operator, value]) => sql`word ${sql.literal(operator)} ${value}`)
-      return Effect.map(sql<{ word: string }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND ${sql.and(conditions)} ORDER BY word LIMIT ${maxClauseCount + 1}`, wordsOf)
+      return Effect.map(
+        sql<{
+          word: string
+        }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND ${sql.and(conditions)} ORDER BY word LIMIT ${maxClauseCount + 1}`,
+        wordsOf
+      )
     }
   }
 }
@@ -179,9 +207,12 @@ const expand = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expans
   lookup(sql, indices, expansion, maxExpansions).pipe(
     Effect.catchIf(
       (error) => (error.cause as { code?: unknown } | undefined)?.code === invalidRegularExpression,
-      (error) => Effect.fail(shardFailure("too_complex_to_determinize_exception", `regular expression refused: ${(error.cause as Error).message}`))
+      (error) =>
+        Effect.fail(shardFailure("too_complex_to_determinize_exception", `regular expression refused: ${(error.cause as Error).message}`))
     ),
-    Effect.flatMap((found) => (expansion._tag !== "Fuzzy" && found.length > maxClauseCount ? Effect.fail(tooManyClauses()) : Effect.succeed(found)))
+    Effect.flatMap((found) =>
+      expansion._tag !== "Fuzzy" && found.length > maxClauseCount ? Effect.fail(tooManyClauses()) : Effect.succeed(found)
+    )
   )
 
 /** The text-field expansion a query node needs, with its `max_expansions`. */

@@ -10,12 +10,24 @@ type Fragment = Statement.Fragment
 type Sql = Statement.Constructor
 
 export type Field =
-  | { readonly kind: "keyword"; readonly column: Fragment; readonly array: boolean; readonly lowercase: boolean; readonly ignoreAbove?: number }
+  | {
+      readonly kind: "keyword"
+      readonly column: Fragment
+      readonly array: boolean
+      readonly lowercase: boolean
+      readonly ignoreAbove?: number
+    }
   | { readonly kind: "number"; readonly column: Fragment; readonly array: boolean; readonly integer: boolean }
   | { readonly kind: "date"; readonly column: Fragment }
   | { readonly kind: "boolean"; readonly column: Fragment }
   /** Analysed text: `tsvector` is what matches, `normalize` turns query text into its terms' form. */
-  | { readonly kind: "text"; readonly name: string; readonly tsvector: Fragment; readonly source: Fragment; readonly normalize: (text: string) => string }
+  | {
+      readonly kind: "text"
+      readonly name: string
+      readonly tsvector: Fragment
+      readonly source: Fragment
+      readonly normalize: (text: string) => string
+    }
   /** `dirname.tree`: the ancestors of the directory, as the path-hierarchy tokenizer gives them. */
   | { readonly kind: "tree"; readonly column: Fragment }
   /** `_routing`: only routed records have one. */
@@ -38,8 +50,18 @@ const isDateMetadata = (key: string) => /(created|modified|date|saved|printed|is
 
 export const resolveField = (sql: Sql, name: string, alias: string): Field => {
   const column = (expression: string) => sql.literal(`${alias}.${expression}`)
-  const keyword = (expression: string, array = false, lower = false): Field => ({ kind: "keyword", column: column(expression), array, lowercase: lower })
-  const number = (expression: string, integer: boolean, array = false): Field => ({ kind: "number", column: column(expression), array, integer })
+  const keyword = (expression: string, array = false, lower = false): Field => ({
+    kind: "keyword",
+    column: column(expression),
+    array,
+    lowercase: lower
+  })
+  const number = (expression: string, integer: boolean, array = false): Field => ({
+    kind: "number",
+    column: column(expression),
+    array,
+    integer
+  })
   const standardText = (expression: string): Field => ({
     kind: "text",
     name,

@@ -89,7 +89,7 @@ const wordCharacterAt = (text: string, at: number) => {
 /** Where the word characters starting at `position` end. */
 const wordEndAfter = (text: string, position: number) => {
   let at = position
-  for (let size = 0; at < text.length && (size = wordCharacterAt(text, at)) > 0; ) at += size
+  for (let size = 0; at < text.length && (size = wordCharacterAt(text, at)) > 0;) at += size
   return at
 }
 
@@ -114,7 +114,8 @@ const asciiWordAmong = (text: string, start: number, words: ReadonlyArray<string
  */
 const wordFolder = (matchers: Matchers) => {
   const soughtByLength = new Map<number, Array<string>>()
-  for (const word of new Set([...matchers.words, ...matchers.phrases.flat()])) soughtByLength.set(word.length, [...(soughtByLength.get(word.length) ?? []), word])
+  for (const word of new Set([...matchers.words, ...matchers.phrases.flat()]))
+    soughtByLength.set(word.length, [...(soughtByLength.get(word.length) ?? []), word])
   const folded = new Map<string, string>()
   return (text: string, start: number, end: number): string | undefined => {
     let ascii = true
@@ -157,7 +158,12 @@ const matches = (text: string, matchers: Matchers, limit: number): Found => {
   // The last few words (as many as the longest phrase has) are kept in a ring, where a phrase ending at the newest
   // word can mark the ones before it; a word leaves the ring for `found`, if marked, when a newer one takes its slot.
   const ringSize = Math.max(1, ...matchers.phrases.map((phrase) => phrase.length))
-  const ring = { starts: new Array<number>(ringSize), ends: new Array<number>(ringSize), words: new Array<string | undefined>(ringSize), marked: new Uint8Array(ringSize) }
+  const ring = {
+    starts: new Array<number>(ringSize),
+    ends: new Array<number>(ringSize),
+    words: new Array<string | undefined>(ringSize),
+    marked: new Uint8Array(ringSize)
+  }
   const leave = (index: number) => {
     const slot = index % ringSize
     if (ring.marked[slot] === 1) {
@@ -243,7 +249,7 @@ const nativeWordMatches = (text: string, sought: ReadonlySet<string>, limit: num
     const at = found.index
     if (at < wordEnd || wordCharacterAt(text, at) === 0) continue
     let start = at
-    for (let size = 0; (size = wordCharacterBefore(text, start)) > 0; ) start -= size
+    for (let size = 0; (size = wordCharacterBefore(text, start)) > 0;) start -= size
     if (start >= scanEnd) break
     wordEnd = wordEndAfter(text, at)
     const word = text.slice(start, wordEnd)

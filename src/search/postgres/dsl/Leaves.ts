@@ -2,7 +2,15 @@ import type { Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { Scalar } from "./Ast.ts"
 import { illegalArgument, SearchRequestError } from "./Errors.ts"
-import { anyWordQuery, type Expansion, fuzzyExpansion, lookupExpansion, rangeExpansion, regexpExpansion, wildcardExpansion } from "./Expansion.ts"
+import {
+  anyWordQuery,
+  type Expansion,
+  fuzzyExpansion,
+  lookupExpansion,
+  rangeExpansion,
+  regexpExpansion,
+  wildcardExpansion
+} from "./Expansion.ts"
 import type { Field } from "./Fields.ts"
 import { mapWildcardLiterals, parseDate, queryShardError, trailingStarPrefix, wildcardToLike } from "./Patterns.ts"
 import { anyOrAllQuery, isIndexableWord, phraseQuery, prefixQuery, words } from "./Text.ts"
@@ -40,14 +48,18 @@ const numbers = (values: ReadonlyArray<Scalar>, integer: boolean | "any") =>
     return Effect.succeed(number)
   }).pipe(
     Effect.map((list) =>
-      list.filter((number) => (integer === "any" ? Math.abs(number) < 1e300 : Number.isSafeInteger(number) && (!integer || (number >= -int32 && number < int32))))
+      list.filter((number) =>
+        integer === "any" ? Math.abs(number) < 1e300 : Number.isSafeInteger(number) && (!integer || (number >= -int32 && number < int32))
+      )
     )
   )
 
 const dates = (values: ReadonlyArray<Scalar>) =>
   Effect.forEach(values, (value) => {
     const date = parseDate(value)
-    return date === undefined ? Effect.fail(parseFailure(`failed to parse date field [${String(value)}]`)) : Effect.succeed(date.toISOString())
+    return date === undefined
+      ? Effect.fail(parseFailure(`failed to parse date field [${String(value)}]`))
+      : Effect.succeed(date.toISOString())
   })
 
 const booleans = (values: ReadonlyArray<Scalar>) =>
@@ -57,7 +69,12 @@ const booleans = (values: ReadonlyArray<Scalar>) =>
     return Effect.fail(illegalArgument(`Failed to parse value [${String(value)}] as only [true] or [false] are allowed.`))
   })
 
-export const termsCondition = (sql: Sql, field: Field, values: ReadonlyArray<Scalar>, caseInsensitive: boolean): Effect.Effect<Compiled, SearchRequestError> =>
+export const termsCondition = (
+  sql: Sql,
+  field: Field,
+  values: ReadonlyArray<Scalar>,
+  caseInsensitive: boolean
+): Effect.Effect<Compiled, SearchRequestError> =>
   Effect.gen(function* () {
     if (values.length === 0) return falseCondition(sql)
     switch (field.kind) {
@@ -73,7 +90,10 @@ export const termsCondition = (sql: Sql, field: Field, values: ReadonlyArray<Sca
       case "number": {
         const list = yield* numbers(values, field.integer)
         if (list.length === 0) return falseCondition(sql)
-        return constant(sql, anyValue(sql, field.column, field.array, (column) => sql`${column} IN ${sql.in(list)}`))
+        return constant(
+          sql,
+          anyValue(sql, field.column, field.array, (column) => sql`${column} IN ${sql.in(list)}`)
+        )
       }
       case "date": {
         const list = yield* dates(values)
@@ -135,18 +155,39 @@ const comparisons = [
 
 export const rangeCondition = (sql: Sql, field: Field, bounds: Bounds): Effect.Effect<Compiled, SearchRequestError> =>
   Effect.gen(function* () {
-    const given = comparisons.flatMap(([key, operator]) => (bounds[key] === undefined ? [] : [[bounds[key], sql.literal(operator)] as const]))
+    const given = comparisons.flatMap(([key, operator]) =>
+      bounds[key] === undefined ? [] : [[bounds[key], sql.literal(operator)] as const]
+    )
     const combine = (column: Fragment, values: ReadonlyArray<Fragment>) =>
-      given.length === 0 ? sql`${column} IS NOT NULL` : sql`(${sql.and(given.map(([, operator], index) => sql`${column} ${operator} ${values[index]!}`))})`
+      given.length === 0
+        ? sql`${column} IS NOT NULL`
+        : sql`(${sql.and(given.map(([, operator], index) => sql`${column} ${operator} ${values[index]!}`))})`
     switch (field.kind) {
       case "number": {
-        const list = yield* numbers(given.map(([value]) => value), "any")
+        const list = yield* numbers(
+          given.map(([value]) => value),
+          "any"
+        )
         if (list.length < given.length) return falseCondition(sql)
-        return constant(sql, anyValue(sql, field.column, field.array, (column) => combine(column, list.map((value) => sql`${value}::float8`))))
+        return constant(
+          sql,
+          anyValue(sql, field.column, field.array, (column) =>
+            combine(
+              column,
+              list.map((value) => sql`${value}::float8`)
+            )
+          )
+        )
       }
       case "date": {
         const list = yield* dates(given.map(([value]) => value))
-        return constant(sql, combine(field.column, list.map((iso) => sql`${iso}::timestamptz`)))
+        return constant(
+          sql,
+          combine(
+            field.column,
+            list.map((iso) => sql`${iso}::timestamptz`)
+          )
+        )
       }
       case "keyword":
       case "tree":
@@ -154,7 +195,10 @@ export const rangeCondition = (sql: Sql, field: Field, bounds: Bounds): Effect.E
         const column = field.kind === "routing" ? field.column : field.column
         const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
         const values = given.map(([value]) => sql`${String(value)}::text COLLATE "C"`)
-        return constant(sql, anyValue(sql, column, array, (value) => combine(sql`${value} COLLATE "C"`, values)))
+        return constant(
+          sql,
+          anyValue(sql, column, array, (value) => combine(sql`${value} COLLATE "C"`, values))
+        )
       }
       case "text": {
         const values = given.map(([value]) => sql`${field.normalize(String(value))}::text COLLATE "C"`)
@@ -162,7 +206,13 @@ export const rangeCondition = (sql: Sql, field: Field, bounds: Bounds): Effect.E
       }
       case "boolean": {
         const list = yield* booleans(given.map(([value]) => value))
-        return constant(sql, combine(sql`${field.column}::int`, list.map((value) => sql`${value ? 1 : 0}`)))
+        return constant(
+          sql,
+          combine(
+            sql`${field.column}::int`,
+            list.map((value) => sql`${value ? 1 : 0}`)
+          )
+        )
       }
       case "unknown":
         return falseCondition(sql)
@@ -174,9 +224,15 @@ export const rangeCondition = (sql: Sql, field: Field, bounds: Bounds): Effect.E
  * search expanded it to through the index's lexicon (Expansion.ts), matched through the tsvector's index; else, on
  * a field without a lexicon, the predicate over each record's words.
  */
-const expandedOr = (sql: Sql, field: Extract<Field, { kind: "text" }>, expansion: Expansion | undefined, predicate: (lexeme: Fragment) => Fragment) =>
+const expandedOr = (
+  sql: Sql,
+  field: Extract<Field, { kind: "text" }>,
+  expansion: Expansion | undefined,
+  predicate: (lexeme: Fragment) => Fragment
+) =>
   Effect.map(lookupExpansion(expansion), (found): Compiled => {
-    if (found === undefined) return constant(sql, sql`EXISTS (SELECT 1 FROM unnest(${field.tsvector}) AS w WHERE ${predicate(sql.literal("w.lexeme"))})`)
+    if (found === undefined)
+      return constant(sql, sql`EXISTS (SELECT 1 FROM unnest(${field.tsvector}) AS w WHERE ${predicate(sql.literal("w.lexeme"))})`)
     return found.length === 0 ? falseCondition(sql) : constant(sql, sql`${field.tsvector} @@ ${anyWordQuery(found)}::tsquery`)
   })
 
@@ -199,9 +255,15 @@ export const existsCondition = (sql: Sql, field: Field): Compiled => {
   }
 }
 
-const notOnNumbers = (kind: string, query: string) => Effect.fail(illegalArgument(`Can only use ${query} queries on keyword and text fields - not on a field of type [${kind}]`))
+const notOnNumbers = (kind: string, query: string) =>
+  Effect.fail(illegalArgument(`Can only use ${query} queries on keyword and text fields - not on a field of type [${kind}]`))
 
-export const wildcardCondition = (sql: Sql, field: Field, pattern: string, caseInsensitive: boolean): Effect.Effect<Compiled, SearchRequestError> => {
+export const wildcardCondition = (
+  sql: Sql,
+  field: Field,
+  pattern: string,
+  caseInsensitive: boolean
+): Effect.Effect<Compiled, SearchRequestError> => {
   if (pattern === "*") return Effect.succeed(existsCondition(sql, field))
   switch (field.kind) {
     case "keyword":
@@ -210,7 +272,12 @@ export const wildcardCondition = (sql: Sql, field: Field, pattern: string, caseI
       const lower = caseInsensitive || (field.kind === "keyword" && field.lowercase)
       const like = wildcardToLike(lower ? pattern.toLowerCase() : pattern)
       const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
-      return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (value) => (lower ? sql`lower(${value}) LIKE ${like}` : sql`${value} LIKE ${like}`))))
+      return Effect.succeed(
+        constant(
+          sql,
+          anyValue(sql, field.column, array, (value) => (lower ? sql`lower(${value}) LIKE ${like}` : sql`${value} LIKE ${like}`))
+        )
+      )
     }
     case "text": {
       const normalized = mapWildcardLiterals(pattern, field.normalize)
@@ -228,14 +295,24 @@ export const wildcardCondition = (sql: Sql, field: Field, pattern: string, caseI
   }
 }
 
-export const regexpCondition = (sql: Sql, field: Field, pattern: string, caseInsensitive: boolean): Effect.Effect<Compiled, SearchRequestError> => {
+export const regexpCondition = (
+  sql: Sql,
+  field: Field,
+  pattern: string,
+  caseInsensitive: boolean
+): Effect.Effect<Compiled, SearchRequestError> => {
   const operator = sql.literal(caseInsensitive ? "~*" : "~")
   switch (field.kind) {
     case "keyword":
     case "tree":
     case "routing": {
       const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
-      return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (value) => sql`${value} ${operator} ${pattern}`)))
+      return Effect.succeed(
+        constant(
+          sql,
+          anyValue(sql, field.column, array, (value) => sql`${value} ${operator} ${pattern}`)
+        )
+      )
     }
     case "text":
       return expandedOr(sql, field, regexpExpansion(field, pattern, caseInsensitive), (lexeme) => sql`${lexeme} ${operator} ${pattern}`)
@@ -258,7 +335,12 @@ export const fuzzyCondition = (sql: Sql, field: Field, value: string, distance: 
       // Within `distance` edits, the lengths differ by `distance` at most: a condition the length indexes of the
       // path and mentions serve, so that the edit distance is computed on a few values instead of every record's.
       const lengthClose = (candidate: Fragment) => sql`length(${candidate}) BETWEEN ${term.length - distance} AND ${term.length + distance}`
-      return Effect.succeed(constant(sql, anyValue(sql, field.column, array, (candidate) => sql`(${lengthClose(candidate)} AND ${close(candidate, term)})`)))
+      return Effect.succeed(
+        constant(
+          sql,
+          anyValue(sql, field.column, array, (candidate) => sql`(${lengthClose(candidate)} AND ${close(candidate, term)})`)
+        )
+      )
     }
     case "text": {
       const term = field.normalize(value)

@@ -8,13 +8,57 @@ import { decode, isObject, ScalarValue } from "./ParseQuery.ts"
 const metricKinds: ReadonlyArray<MetricKind> = ["sum", "max", "min", "avg", "cardinality", "value_count"]
 
 const unsupportedAggregations = new Set([
-  "composite", "top_hits", "significant_terms", "significant_text", "percentiles", "percentile_ranks", "filters",
-  "filter", "range", "date_range", "ip_range", "histogram", "nested", "reverse_nested", "global", "missing",
-  "stats", "extended_stats", "geo_bounds", "geo_centroid", "geohash_grid", "scripted_metric", "multi_terms",
-  "rare_terms", "auto_date_histogram", "variable_width_histogram", "sampler", "diversified_sampler", "adjacency_matrix",
-  "weighted_avg", "median_absolute_deviation", "string_stats", "boxplot", "t_test", "top_metrics", "matrix_stats",
-  "avg_bucket", "max_bucket", "min_bucket", "sum_bucket", "stats_bucket", "bucket_script", "bucket_selector",
-  "cumulative_sum", "derivative", "moving_avg", "moving_fn", "serial_diff", "percentiles_bucket", "children", "parent"
+  "composite",
+  "top_hits",
+  "significant_terms",
+  "significant_text",
+  "percentiles",
+  "percentile_ranks",
+  "filters",
+  "filter",
+  "range",
+  "date_range",
+  "ip_range",
+  "histogram",
+  "nested",
+  "reverse_nested",
+  "global",
+  "missing",
+  "stats",
+  "extended_stats",
+  "geo_bounds",
+  "geo_centroid",
+  "geohash_grid",
+  "scripted_metric",
+  "multi_terms",
+  "rare_terms",
+  "auto_date_histogram",
+  "variable_width_histogram",
+  "sampler",
+  "diversified_sampler",
+  "adjacency_matrix",
+  "weighted_avg",
+  "median_absolute_deviation",
+  "string_stats",
+  "boxplot",
+  "t_test",
+  "top_metrics",
+  "matrix_stats",
+  "avg_bucket",
+  "max_bucket",
+  "min_bucket",
+  "sum_bucket",
+  "stats_bucket",
+  "bucket_script",
+  "bucket_selector",
+  "cumulative_sum",
+  "derivative",
+  "moving_avg",
+  "moving_fn",
+  "serial_diff",
+  "percentiles_bucket",
+  "children",
+  "parent"
 ])
 
 const SortDirection = Schema.Literal("asc", "desc", "ASC", "DESC")
@@ -63,8 +107,21 @@ const BucketSortBody = Schema.Struct({
 })
 
 const calendarUnits: Record<string, Extract<Interval, { _tag: "Calendar" }>["unit"]> = {
-  "1y": "year", year: "year", "1q": "quarter", quarter: "quarter", "1M": "month", month: "month", "1w": "week",
-  week: "week", "1d": "day", day: "day", "1h": "hour", hour: "hour", "1m": "minute", minute: "minute", "1s": "second",
+  "1y": "year",
+  year: "year",
+  "1q": "quarter",
+  quarter: "quarter",
+  "1M": "month",
+  month: "month",
+  "1w": "week",
+  week: "week",
+  "1d": "day",
+  day: "day",
+  "1h": "hour",
+  hour: "hour",
+  "1m": "minute",
+  minute: "minute",
+  "1s": "second",
   second: "second"
 }
 const fixedUnits: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
@@ -73,7 +130,9 @@ const parseInterval = (body: Schema.Schema.Type<typeof DateHistogramBody>): Effe
   const calendar = body.calendar_interval ?? (body.interval !== undefined && body.interval in calendarUnits ? body.interval : undefined)
   if (calendar !== undefined) {
     const unit = calendarUnits[calendar]
-    return unit === undefined ? Effect.fail(illegalArgument(`The supplied calendar interval [${calendar}] could not be parsed as a calendar interval.`)) : Effect.succeed({ _tag: "Calendar", unit })
+    return unit === undefined
+      ? Effect.fail(illegalArgument(`The supplied calendar interval [${calendar}] could not be parsed as a calendar interval.`))
+      : Effect.succeed({ _tag: "Calendar", unit })
   }
   const fixed = body.fixed_interval ?? body.interval
   const match = fixed === undefined ? null : /^(\d+)(ms|s|m|h|d)$/.exec(fixed)
@@ -87,7 +146,9 @@ const parseOrder = (
 ): BucketOrder => {
   if (value === undefined) return fallback
   const entries = (Array.isArray(value) ? value : [value]) as ReadonlyArray<Readonly<Record<string, string>>>
-  return entries.flatMap((entry) => Object.entries(entry).map(([by, order]) => ({ by: by === "_term" ? "_key" : by, order: direction(order) })))
+  return entries.flatMap((entry) =>
+    Object.entries(entry).map(([by, order]) => ({ by: by === "_term" ? "_key" : by, order: direction(order) }))
+  )
 }
 
 interface ParsedAggregation {
@@ -176,7 +237,8 @@ const parseAggregation = (name: string, value: unknown): Effect.Effect<Aggregati
       if (children !== undefined) return yield* illegalArgument(`Aggregator [${name}] of type [${type}] cannot accept sub-aggregations`)
       return yield* parseMetric(type, body)
     }
-    if (type === "bucket_sort") return yield* illegalArgument(`bucket_sort aggregation [${name}] must be declared inside of another aggregation`)
+    if (type === "bucket_sort")
+      return yield* illegalArgument(`bucket_sort aggregation [${name}] must be declared inside of another aggregation`)
     return yield* unknownAggregation(type)
   })
 
@@ -184,5 +246,7 @@ export const parseAggregations = (value: unknown) =>
   Effect.gen(function* () {
     if (value === undefined) return []
     if (!isObject(value)) return yield* parsingError("aggregations must be an object")
-    return yield* Effect.forEach(Object.entries(value), ([name, body]) => Effect.map(parseAggregation(name, body), (agg) => [name, agg] as const))
+    return yield* Effect.forEach(Object.entries(value), ([name, body]) =>
+      Effect.map(parseAggregation(name, body), (agg) => [name, agg] as const)
+    )
   })

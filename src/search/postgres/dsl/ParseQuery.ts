@@ -107,11 +107,43 @@ const operatorOf = (value: string | undefined): "and" | "or" => (value?.toLowerC
 
 /** Known ES queries the engine does not evaluate: a clear 400 naming them (other names are unknown queries). */
 const unsupportedQueries = new Set([
-  "nested", "function_score", "script", "script_score", "more_like_this", "geo_distance", "geo_bounding_box",
-  "geo_shape", "geo_polygon", "span_term", "span_near", "span_or", "span_not", "span_first", "span_multi",
-  "span_containing", "span_within", "field_masking_span", "knn", "percolate", "distance_feature", "rank_feature",
-  "pinned", "wrapper", "intervals", "terms_set", "combined_fields", "simple_query_string", "dis_max", "boosting",
-  "match_bool_prefix", "match_phrase_prefix", "shape", "semantic", "sparse_vector", "text_expansion", "type"
+  "nested",
+  "function_score",
+  "script",
+  "script_score",
+  "more_like_this",
+  "geo_distance",
+  "geo_bounding_box",
+  "geo_shape",
+  "geo_polygon",
+  "span_term",
+  "span_near",
+  "span_or",
+  "span_not",
+  "span_first",
+  "span_multi",
+  "span_containing",
+  "span_within",
+  "field_masking_span",
+  "knn",
+  "percolate",
+  "distance_feature",
+  "rank_feature",
+  "pinned",
+  "wrapper",
+  "intervals",
+  "terms_set",
+  "combined_fields",
+  "simple_query_string",
+  "dis_max",
+  "boosting",
+  "match_bool_prefix",
+  "match_phrase_prefix",
+  "shape",
+  "semantic",
+  "sparse_vector",
+  "text_expansion",
+  "type"
 ])
 
 const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, SearchRequestError> =>
@@ -145,7 +177,11 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       }
       case "match": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(name, "query", Schema.Struct({ operator: Operator, minimum_should_match: Schema.optional(Schema.Unknown), ...Boost }))(value)
+        const parts = yield* valueOrObject(
+          name,
+          "query",
+          Schema.Struct({ operator: Operator, minimum_should_match: Schema.optional(Schema.Unknown), ...Boost })
+        )(value)
         if (parts.options.minimum_should_match !== undefined) return yield* unsupported("match minimum_should_match")
         return { _tag: "Match", field, text: String(parts.value), operator: operatorOf(parts.options.operator) } satisfies Query
       }
@@ -157,11 +193,17 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       case "multi_match": {
         const parts = yield* decode(MultiMatchBody, body, name)
         const operator = operatorOf(parts.operator)
-        return bool({ should: parts.fields.map((field): Query => ({ _tag: "Match", field: withoutBoost(field), text: String(parts.query), operator })) })
+        return bool({
+          should: parts.fields.map((field): Query => ({ _tag: "Match", field: withoutBoost(field), text: String(parts.query), operator }))
+        })
       }
       case "term": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(name, "value", Schema.Struct({ case_insensitive: Schema.optional(Schema.Boolean), ...Boost }))(value)
+        const parts = yield* valueOrObject(
+          name,
+          "value",
+          Schema.Struct({ case_insensitive: Schema.optional(Schema.Boolean), ...Boost })
+        )(value)
         return { _tag: "Terms", field, values: [parts.value], caseInsensitive: parts.options.case_insensitive ?? false } satisfies Query
       }
       case "terms": {
@@ -173,10 +215,20 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       case "range": {
         const [field, value] = yield* fieldAndValue(body, name)
         const parts = yield* decode(RangeBody, value, name)
-        if (parts.format !== undefined && !/^(strict_date_optional_time|date_optional_time|epoch_millis|yyyy(-MM(-dd)?)?)(\|\|.*)?$/.test(parts.format)) {
+        if (
+          parts.format !== undefined &&
+          !/^(strict_date_optional_time|date_optional_time|epoch_millis|yyyy(-MM(-dd)?)?)(\|\|.*)?$/.test(parts.format)
+        ) {
           return yield* unsupported(`range format ${parts.format}`)
         }
-        return { _tag: "Range", field, gt: nonNull(parts.gt), gte: nonNull(parts.gte), lt: nonNull(parts.lt), lte: nonNull(parts.lte) } satisfies Query
+        return {
+          _tag: "Range",
+          field,
+          gt: nonNull(parts.gt),
+          gte: nonNull(parts.gte),
+          lt: nonNull(parts.lt),
+          lte: nonNull(parts.lte)
+        } satisfies Query
       }
       case "exists": {
         const parts = yield* decode(Schema.Struct({ field: Schema.String, ...Boost }), body, name)
@@ -188,8 +240,15 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       }
       case "prefix": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(name, "value", Schema.Struct({ case_insensitive: Schema.optional(Schema.Boolean), rewrite: Schema.optional(Schema.String), ...Boost }))(value)
-        const pattern = `${mapWildcardLiterals(String(parts.value).replace(/[\\*?]/g, (c) => `\\${c}`), (text) => text)}*`
+        const parts = yield* valueOrObject(
+          name,
+          "value",
+          Schema.Struct({ case_insensitive: Schema.optional(Schema.Boolean), rewrite: Schema.optional(Schema.String), ...Boost })
+        )(value)
+        const pattern = `${mapWildcardLiterals(
+          String(parts.value).replace(/[\\*?]/g, (c) => `\\${c}`),
+          (text) => text
+        )}*`
         return { _tag: "Wildcard", field, pattern, caseInsensitive: parts.options.case_insensitive ?? false } satisfies Query
       }
       case "wildcard": {
@@ -234,20 +293,33 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
         const parts = yield* valueOrObject(
           name,
           "value",
-          Schema.Struct({ fuzziness: Schema.optional(Schema.Union(Schema.Number, Schema.String)), max_expansions: Schema.optional(Schema.Int), ...Boost })
+          Schema.Struct({
+            fuzziness: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
+            max_expansions: Schema.optional(Schema.Int),
+            ...Boost
+          })
         )(value)
         const given = parts.options.fuzziness
         const fuzziness = given === undefined || String(given).toUpperCase().startsWith("AUTO") ? undefined : Number(given)
-        if (fuzziness !== undefined && !(fuzziness >= 0 && fuzziness <= 2)) return yield* illegalArgument(`[fuzzy] invalid fuzziness [${String(given)}]`)
+        if (fuzziness !== undefined && !(fuzziness >= 0 && fuzziness <= 2))
+          return yield* illegalArgument(`[fuzzy] invalid fuzziness [${String(given)}]`)
         const maxExpansions = parts.options.max_expansions
         if (maxExpansions !== undefined && maxExpansions <= 0) return yield* illegalArgument("[max_expansions] must be greater than 0")
         const text = String(parts.value)
-        const fuzzy: FuzzyQuery = { _tag: "Fuzzy", field, value: text, distance: fuzziness ?? (text.length <= 2 ? 0 : text.length <= 5 ? 1 : 2), maxExpansions }
+        const fuzzy: FuzzyQuery = {
+          _tag: "Fuzzy",
+          field,
+          value: text,
+          distance: fuzziness ?? (text.length <= 2 ? 0 : text.length <= 5 ? 1 : 2),
+          maxExpansions
+        }
         return fuzzy
       }
       case "query_string": {
         const parts = yield* decode(QueryStringBody, body, name)
-        const fields = (parts.fields ?? (parts.default_field === undefined || parts.default_field === "*" ? undefined : [parts.default_field]))?.map(withoutBoost)
+        const fields = (
+          parts.fields ?? (parts.default_field === undefined || parts.default_field === "*" ? undefined : [parts.default_field])
+        )?.map(withoutBoost)
         return yield* parseQueryString({ query: parts.query, fields, defaultOperator: operatorOf(parts.default_operator) })
       }
     }
@@ -275,14 +347,24 @@ const parseJoinQuery = (name: string, body: unknown, depth: number): Effect.Effe
       }
       case "has_parent": {
         const parts = yield* decode(
-          Schema.Struct({ parent_type: Schema.String, query: Schema.Unknown, score: Schema.optional(Schema.Boolean), ignore_unmapped: Schema.optional(Schema.Boolean), ...Boost }),
+          Schema.Struct({
+            parent_type: Schema.String,
+            query: Schema.Unknown,
+            score: Schema.optional(Schema.Boolean),
+            ignore_unmapped: Schema.optional(Schema.Boolean),
+            ...Boost
+          }),
           body,
           name
         )
         return { _tag: "HasParent", parentType: parts.parent_type, query: yield* parseQueryAt(parts.query, depth + 1) } satisfies Query
       }
       case "parent_id": {
-        const parts = yield* decode(Schema.Struct({ type: Schema.String, id: Schema.String, ignore_unmapped: Schema.optional(Schema.Boolean), ...Boost }), body, name)
+        const parts = yield* decode(
+          Schema.Struct({ type: Schema.String, id: Schema.String, ignore_unmapped: Schema.optional(Schema.Boolean), ...Boost }),
+          body,
+          name
+        )
         return { _tag: "ParentId", type: parts.type, id: parts.id } satisfies Query
       }
     }

@@ -7,9 +7,28 @@ import { decode, isObject, parseQuery } from "./ParseQuery.ts"
 import { parseQueryString } from "./QueryString.ts"
 
 const unsupportedKeys = new Set([
-  "script_fields", "runtime_mappings", "suggest", "collapse", "rescore", "search_after", "pit", "post_filter",
-  "stored_fields", "docvalue_fields", "explain", "profile", "min_score", "indices_boost", "slice", "fields", "stats",
-  "ext", "knn", "rank", "retriever", "terminate_after"
+  "script_fields",
+  "runtime_mappings",
+  "suggest",
+  "collapse",
+  "rescore",
+  "search_after",
+  "pit",
+  "post_filter",
+  "stored_fields",
+  "docvalue_fields",
+  "explain",
+  "profile",
+  "min_score",
+  "indices_boost",
+  "slice",
+  "fields",
+  "stats",
+  "ext",
+  "knn",
+  "rank",
+  "retriever",
+  "terminate_after"
 ])
 const ignoredKeys = new Set(["timeout", "version", "seq_no_primary_term", "track_scores", "preference"])
 
@@ -31,8 +50,14 @@ const listOf = (value: string | ReadonlyArray<string> | undefined): ReadonlyArra
 const sourceFilter = (spec: Schema.Schema.Type<typeof SourceSpec>): SourceFilter | false => {
   if (spec === true) return { _tag: "None" }
   if (spec === false) return false
-  if (typeof spec === "string" || Array.isArray(spec)) return { _tag: "Filter", includes: listOf(spec as string | ReadonlyArray<string>), excludes: [] }
-  const object = spec as { includes?: string | ReadonlyArray<string>; include?: string | ReadonlyArray<string>; excludes?: string | ReadonlyArray<string>; exclude?: string | ReadonlyArray<string> }
+  if (typeof spec === "string" || Array.isArray(spec))
+    return { _tag: "Filter", includes: listOf(spec as string | ReadonlyArray<string>), excludes: [] }
+  const object = spec as {
+    includes?: string | ReadonlyArray<string>
+    include?: string | ReadonlyArray<string>
+    excludes?: string | ReadonlyArray<string>
+    exclude?: string | ReadonlyArray<string>
+  }
   return { _tag: "Filter", includes: listOf(object.includes ?? object.include), excludes: listOf(object.excludes ?? object.exclude) }
 }
 
@@ -54,7 +79,10 @@ const HighlightOptions = {
 const FieldOptions = Schema.Struct(HighlightOptions)
 const HighlightBody = Schema.Struct({
   ...HighlightOptions,
-  fields: Schema.Union(Schema.Record({ key: Schema.String, value: FieldOptions }), Schema.Array(Schema.Record({ key: Schema.String, value: FieldOptions })))
+  fields: Schema.Union(
+    Schema.Record({ key: Schema.String, value: FieldOptions }),
+    Schema.Array(Schema.Record({ key: Schema.String, value: FieldOptions }))
+  )
 })
 
 const parseHighlight = (value: unknown): Effect.Effect<ReadonlyArray<HighlightField>, SearchRequestError> =>
@@ -97,7 +125,11 @@ const orderOf = (value: string | undefined, field: string): SortOrder =>
   value === undefined ? (field === "_score" ? "desc" : "asc") : value.toLowerCase() === "desc" ? "desc" : "asc"
 
 const fieldSort = (field: string, order: SortOrder, missingFirst = false, unmappedType?: string): SortClause =>
-  field === "_score" ? { _tag: "Score", order } : field === "_doc" ? { _tag: "Doc", order } : { _tag: "Field", field, order, missingFirst, unmappedType }
+  field === "_score"
+    ? { _tag: "Score", order }
+    : field === "_doc"
+      ? { _tag: "Doc", order }
+      : { _tag: "Field", field, order, missingFirst, unmappedType }
 
 /** The two scripts the client sends, recognised literally; any other script is refused. */
 const scriptSort = (value: unknown) =>
@@ -105,7 +137,8 @@ const scriptSort = (value: unknown) =>
     const script = yield* decode(ScriptSort, value, "_script")
     const source = script.script.source.replace(/\s+/g, "")
     const order = script.order ?? "asc"
-    if (source === "doc['offsets'].size()" || source === 'doc["offsets"].size()') return { _tag: "OffsetsCount", order } satisfies SortClause
+    if (source === "doc['offsets'].size()" || source === 'doc["offsets"].size()')
+      return { _tag: "OffsetsCount", order } satisfies SortClause
     if (/^params\.order\.indexOf\(doc(\._id|\['_id'\]|\["_id"\])\.value\)$/.test(source)) {
       return { _tag: "IdPosition", ids: script.script.params?.order ?? [], order } satisfies SortClause
     }
@@ -132,7 +165,8 @@ const parseSort = (value: unknown) =>
 const nonNegativeInt = (value: unknown, what: string) =>
   Effect.gen(function* () {
     const number = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value
-    if (typeof number !== "number" || !Number.isInteger(number) || number >= 2 ** 31) return yield* parsingError(`[${what}] must be an integer`)
+    if (typeof number !== "number" || !Number.isInteger(number) || number >= 2 ** 31)
+      return yield* parsingError(`[${what}] must be an integer`)
     if (number < 0) return yield* illegalArgument(`[${what}] parameter cannot be negative, found [${number}]`)
     return number
   })
@@ -145,7 +179,13 @@ const trackTotalHitsOf = (value: unknown) =>
     return yield* nonNegativeInt(value, "track_total_hits")
   })
 
-const urlList = (value: string | null) => (value === null ? undefined : value.split(",").map((part) => part.trim()).filter((part) => part !== ""))
+const urlList = (value: string | null) =>
+  value === null
+    ? undefined
+    : value
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part !== "")
 
 /** `_source`, `_source_includes`, `_source_excludes` URL parameters, which replace the body's `_source`. */
 export const urlSource = (query: URLSearchParams): SourceFilter | false | undefined => {
@@ -169,7 +209,9 @@ export const parseTimeout = (body: unknown, query: URLSearchParams): Effect.Effe
   if (value === undefined || value === null || value === -1 || value === "-1") return Effect.succeed(undefined)
   const match = typeof value === "string" ? /^\s*(\d+(?:\.\d+)?)\s*(nanos|micros|ms|s|m|h|d)\s*$/.exec(value) : null
   if (match === null) {
-    return Effect.fail(parsingError(`failed to parse setting [timeout] with value [${String(value)}] as a time value: unit is missing or unrecognized`))
+    return Effect.fail(
+      parsingError(`failed to parse setting [timeout] with value [${String(value)}] as a time value: unit is missing or unrecognized`)
+    )
   }
   return Effect.succeed(Math.max(1, Math.ceil(Number(match[1]) * timeUnitMillis[match[2]!]!)))
 }
@@ -181,21 +223,36 @@ export const parseSearchRequest = (body: unknown, query: URLSearchParams): Effec
     if (!isObject(json)) return yield* parsingError("request body must be an object")
     for (const key of Object.keys(json)) {
       if (unsupportedKeys.has(key)) return yield* unsupported(key)
-      if (!["query", "from", "size", "sort", "_source", "highlight", "track_total_hits", "aggs", "aggregations"].includes(key) && !ignoredKeys.has(key)) {
+      if (
+        !["query", "from", "size", "sort", "_source", "highlight", "track_total_hits", "aggs", "aggregations"].includes(key) &&
+        !ignoredKeys.has(key)
+      ) {
         return yield* parsingError(`Unknown key for a START_OBJECT in [${key}].`)
       }
     }
-    if (json.aggs !== undefined && json.aggregations !== undefined) return yield* parsingError("Found two aggregation definitions: [aggs] and [aggregations]")
+    if (json.aggs !== undefined && json.aggregations !== undefined)
+      return yield* parsingError("Found two aggregation definitions: [aggs] and [aggregations]")
     const q = query.get("q")
-    const parsedQuery = q !== null
-      ? yield* parseQueryString({ query: q, fields: undefined, defaultOperator: query.get("default_operator")?.toLowerCase() === "and" ? "and" : "or" })
-      : json.query === undefined ? matchAll : yield* parseQuery(json.query)
+    const parsedQuery =
+      q !== null
+        ? yield* parseQueryString({
+            query: q,
+            fields: undefined,
+            defaultOperator: query.get("default_operator")?.toLowerCase() === "and" ? "and" : "or"
+          })
+        : json.query === undefined
+          ? matchAll
+          : yield* parseQuery(json.query)
     const from = yield* nonNegativeInt(query.get("from") ?? json.from ?? 0, "from")
     const size = yield* nonNegativeInt(query.get("size") ?? json.size ?? 10, "size")
     if (from + size > maxResultWindow) {
-      return yield* illegalArgument(`Result window is too large, from + size must be less than or equal to: [${maxResultWindow}] but was [${from + size}].`)
+      return yield* illegalArgument(
+        `Result window is too large, from + size must be less than or equal to: [${maxResultWindow}] but was [${from + size}].`
+      )
     }
-    const source = urlSource(query) ?? (json._source === undefined ? { _tag: "None" as const } : sourceFilter(yield* decode(SourceSpec, json._source, "_source")))
+    const source =
+      urlSource(query) ??
+      (json._source === undefined ? { _tag: "None" as const } : sourceFilter(yield* decode(SourceSpec, json._source, "_source")))
     return {
       query: parsedQuery,
       from,

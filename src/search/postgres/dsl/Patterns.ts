@@ -49,7 +49,8 @@ export const translateRegexp = (pattern: string) =>
       }
       if (c === "{") {
         const match = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i))
-        if (match === null || out === "" || /[(|]$/.test(out)) return yield* illegalArgument(`invalid regular expression [${pattern}]: bad repetition`)
+        if (match === null || out === "" || /[(|]$/.test(out))
+          return yield* illegalArgument(`invalid regular expression [${pattern}]: bad repetition`)
         const low = Number(match[1])
         const high = match[3] === undefined || match[3] === "" ? undefined : Number(match[3])
         if (low > maxRepetition || (high !== undefined && (high > maxRepetition || high < low))) {
@@ -60,7 +61,8 @@ export const translateRegexp = (pattern: string) =>
         continue
       }
       if (c === "*" || c === "+" || c === "?") {
-        if (out === "" || /[(|]$/.test(out) || /[*+?]$/.test(out)) return yield* illegalArgument(`invalid regular expression [${pattern}]: nothing to repeat`)
+        if (out === "" || /[(|]$/.test(out) || /[*+?]$/.test(out))
+          return yield* illegalArgument(`invalid regular expression [${pattern}]: nothing to repeat`)
         out += c
         i++
         continue
@@ -83,7 +85,7 @@ export const translateRegexp = (pattern: string) =>
         i++
         continue
       }
-      if ("@&~<>#\"".includes(c)) return yield* unsupported(`regular expression operator ${c}`)
+      if ('@&~<>#"'.includes(c)) return yield* unsupported(`regular expression operator ${c}`)
       out += escapeLiteral(c)
       i++
     }

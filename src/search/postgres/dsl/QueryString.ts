@@ -45,7 +45,8 @@ export const parseQueryString = (options: QueryStringOptions): Effect.Effect<Que
     const leaf = (clause: Clause): Effect.Effect<Query, SearchRequestError> =>
       Effect.gen(function* () {
         if (clause._tag === "Group") return clause.query
-        if (clause.field !== undefined && /[*?]/.test(clause.field) && clause.field !== "_exists_") return yield* unsupportedField(clause.field)
+        if (clause.field !== undefined && /[*?]/.test(clause.field) && clause.field !== "_exists_")
+          return yield* unsupportedField(clause.field)
         if (clause._tag === "Chunk") {
           const text = clause.words.map((word) => word.text).join(" ")
           return anyField(clause.field, (field) => ({ _tag: "Match", field, text, operator: options.defaultOperator }))
@@ -92,7 +93,8 @@ export const parseQueryString = (options: QueryStringOptions): Effect.Effect<Que
         }
         if (token._tag === "Comparison") {
           const value = tokens[position + 1]
-          if (value === undefined || (value._tag !== "Word" && value._tag !== "Phrase")) return yield* fail("a value must follow a comparison")
+          if (value === undefined || (value._tag !== "Word" && value._tag !== "Phrase"))
+            return yield* fail("a value must follow a comparison")
           position += 2
           const bound = value.text
           const key = { ">": "gt", ">=": "gte", "<": "lt", "<=": "lte" }[token.operator]
@@ -168,7 +170,8 @@ const addClause = (
   if (previous !== undefined && conjunction === "and" && previous.occur !== "mustNot") previous.occur = "must"
   if (previous !== undefined && operator === "and" && conjunction === "or" && previous.occur !== "mustNot") previous.occur = "should"
   const prohibited = modifier === "prohibited"
-  const required = operator === "or" ? modifier === "required" || (conjunction === "and" && !prohibited) : !prohibited && conjunction !== "or"
+  const required =
+    operator === "or" ? modifier === "required" || (conjunction === "and" && !prohibited) : !prohibited && conjunction !== "or"
   clauses.push({ occur: prohibited ? "mustNot" : required ? "must" : "should", query })
 }
 

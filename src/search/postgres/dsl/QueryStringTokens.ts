@@ -97,7 +97,13 @@ export const tokenize = (input: string, fail: (reason: string) => SearchRequestE
         const parts = /^(\S+|"[^"]*")\s+TO\s+(\S+|"[^"]*")$/.exec(body)
         if (parts === null) return yield* fail(`invalid range [${body}]`)
         const unquote = (value: string) => (value.startsWith('"') ? value.slice(1, -1) : value)
-        tokens.push({ _tag: "Range", from: unquote(parts[1]!), to: unquote(parts[2]!), includeFrom: c === "[", includeTo: input[i + close] === "]" })
+        tokens.push({
+          _tag: "Range",
+          from: unquote(parts[1]!),
+          to: unquote(parts[2]!),
+          includeFrom: c === "[",
+          includeTo: input[i + close] === "]"
+        })
         i += close + 1
         yield* skipBoost()
         continue

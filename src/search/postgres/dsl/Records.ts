@@ -43,21 +43,50 @@ export interface RecordRow {
 export type ContentRead = "none" | "whole" | { readonly firstCharacters: number }
 
 const contentColumn = (alias: string, read: ContentRead) =>
-  read === "none" ? "NULL::text AS content" : read === "whole" ? `${alias}.content` : `substr(${alias}.content, 1, ${Math.trunc(read.firstCharacters)}) AS content`
+  read === "none"
+    ? "NULL::text AS content"
+    : read === "whole"
+      ? `${alias}.content`
+      : `substr(${alias}.content, 1, ${Math.trunc(read.firstCharacters)}) AS content`
 
 /** The columns of a hit; the content only when the source or a highlight needs it. */
 export const recordColumns = (sql: Statement.Constructor, alias: string, content: ContentRead) =>
   sql.literal(
     [
-      "project", "id", "type", "routing", "routed", `join_parent AS "joinParent"`, "path", "dirname",
-      "content", `content_type AS "contentType"`,
-      `content_type_category AS "contentTypeCategory"`, `content_length::float8 AS "contentLength"`,
-      `content_text_length::float8 AS "contentTextLength"`, `content_encoding AS "contentEncoding"`, "language",
-      "metadata", `extraction_date AS "extractionDate"`, `extraction_level AS "extractionLevel"`, "tags",
-      `ner_tags AS "nerTags"`, "status", `parent_document AS "parentDocument"`, `root_document AS "rootDocument"`,
-      "title", "mention", `mention_norm AS "mentionNorm"`, `mention_norm_text_length AS "mentionNormTextLength"`,
-      "category", `offsets::float8[] AS offsets`, "extractor", `extractor_language AS "extractorLanguage"`,
-      `is_hidden AS "isHidden"`, `parts_of_speech AS "partsOfSpeech"`, `document_id AS "documentId"`
+      "project",
+      "id",
+      "type",
+      "routing",
+      "routed",
+      `join_parent AS "joinParent"`,
+      "path",
+      "dirname",
+      "content",
+      `content_type AS "contentType"`,
+      `content_type_category AS "contentTypeCategory"`,
+      `content_length::float8 AS "contentLength"`,
+      `content_text_length::float8 AS "contentTextLength"`,
+      `content_encoding AS "contentEncoding"`,
+      "language",
+      "metadata",
+      `extraction_date AS "extractionDate"`,
+      `extraction_level AS "extractionLevel"`,
+      "tags",
+      `ner_tags AS "nerTags"`,
+      "status",
+      `parent_document AS "parentDocument"`,
+      `root_document AS "rootDocument"`,
+      "title",
+      "mention",
+      `mention_norm AS "mentionNorm"`,
+      `mention_norm_text_length AS "mentionNormTextLength"`,
+      "category",
+      `offsets::float8[] AS offsets`,
+      "extractor",
+      `extractor_language AS "extractorLanguage"`,
+      `is_hidden AS "isHidden"`,
+      `parts_of_speech AS "partsOfSpeech"`,
+      `document_id AS "documentId"`
     ]
       .map((column) => (column === "content" ? contentColumn(alias, content) : `${alias}.${column}`))
       .join(", ")
@@ -82,7 +111,13 @@ export const sourceOf = (row: RecordRow): Readonly<Record<string, unknown>> => {
         isHidden: row.isHidden
       }
     case "Duplicate":
-      return { type: "Duplicate", join: { name: "Duplicate", parent: row.documentId }, id: row.id, path: row.path, documentId: row.documentId }
+      return {
+        type: "Duplicate",
+        join: { name: "Duplicate", parent: row.documentId },
+        id: row.id,
+        path: row.path,
+        documentId: row.documentId
+      }
     case "Document":
       return {
         type: "Document",

@@ -27,7 +27,9 @@ export const keepAliveMillis = (value: string) =>
     if (match === null) return yield* parsingError(`failed to parse setting [scroll] with value [${value}] as a time value`)
     const millis = Number(match[1]) * unitMillis[match[2]!]!
     if (millis > maxKeepAliveMillis) {
-      return yield* illegalArgument(`Keep alive for request (${value}) is too large. It must be less than (1d). This limit can be set by changing the [search.max_keep_alive] cluster level setting.`)
+      return yield* illegalArgument(
+        `Keep alive for request (${value}) is too large. It must be less than (1d). This limit can be set by changing the [search.max_keep_alive] cluster level setting.`
+      )
     }
     return millis
   })
@@ -71,7 +73,11 @@ const missingContext = (id: string) =>
  * The next page of a scroll. Claiming the page and moving the offset is one statement, so two callers continuing
  * the same scroll at once get different pages. Without a keep-alive the context keeps its expiry.
  */
-export const continueScroll = (sql: Sql, id: string, keepAlive: string | undefined): Effect.Effect<Record<string, unknown>, SearchRequestError | SqlError.SqlError> =>
+export const continueScroll = (
+  sql: Sql,
+  id: string,
+  keepAlive: string | undefined
+): Effect.Effect<Record<string, unknown>, SearchRequestError | SqlError.SqlError> =>
   Effect.gen(function* () {
     const millis = keepAlive === undefined ? undefined : yield* keepAliveMillis(keepAlive)
     const rows = yield* sql<ScrollRow>`

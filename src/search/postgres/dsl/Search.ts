@@ -27,7 +27,14 @@ type Sql = Statement.Constructor
 const matchedColumns = (sql: Sql, aggregatedFields: ReadonlyArray<string>, withPage: boolean) => {
   const read = aggregatedFields.flatMap((name) => {
     const field = resolveField(sql, name, "r")
-    const fragments = field.kind === "text" ? [field.tsvector, field.source] : field.kind === "unknown" ? [] : field.kind === "routing" ? [field.column, field.routed] : [field.column]
+    const fragments =
+      field.kind === "text"
+        ? [field.tsvector, field.source]
+        : field.kind === "unknown"
+          ? []
+          : field.kind === "routing"
+            ? [field.column, field.routed]
+            : [field.column]
     return fragments.flatMap((fragment) => [...sql`${fragment}`.compile()[0].matchAll(/\br\.([a-z_]+)/g)].map((match) => match[1]!))
   })
   return [...new Set([...(withPage ? ["project", "id", "path"] : []), ...read])].map((name) => sql.literal(`r.${name}`))
@@ -72,7 +79,10 @@ const aggregatedFields = (request: SearchRequest) =>
 
 /** The WHERE of a search: its indices and its query, over records aliased `r`. */
 export const searchScope = (sql: Sql, indices: ReadonlyArray<string>, query: Query) =>
-  Effect.map(compileQuery(sql, query, "r"), (compiled) => ({ where: sql`r.project IN ${sql.in(indices)} AND ${compiled.where}`, score: compiled.score }))
+  Effect.map(compileQuery(sql, query, "r"), (compiled) => ({
+    where: sql`r.project IN ${sql.in(indices)} AND ${compiled.where}`,
+    score: compiled.score
+  }))
 
 const totalCount = (sql: Sql, track: boolean | number) =>
   track === false
@@ -97,7 +107,12 @@ const pageSelect = (sql: Sql, keys: ReadonlyArray<SortKey>, from: number, size: 
     const column = sql.literal(`h.${sortColumn(key, index)}`)
     return key.kind === "date" ? sql`(extract(epoch FROM ${column}) * 1000)::float8` : column
   })
-  const order = [...keys.map((key, index) => sql`${sql.literal(`m.${sortColumn(key, index)}`)} ${key.order}`), sql`m.project COLLATE "C"`, sql`m.id COLLATE "C"`, sql`m.path COLLATE "C"`]
+  const order = [
+    ...keys.map((key, index) => sql`${sql.literal(`m.${sortColumn(key, index)}`)} ${key.order}`),
+    sql`m.project COLLATE "C"`,
+    sql`m.id COLLATE "C"`,
+    sql`m.path COLLATE "C"`
+  ]
   return sql`(SELECT coalesce(json_agg(json_build_array(${sql.csv([sql`h.project`, sql`h.id`, sql`h.path`, sql`h.score`, ...values])})), '[]'::json)
     FROM (SELECT * FROM matched m ORDER BY ${sql.csv(order)} LIMIT ${size} OFFSET ${from}) h)`
 }
@@ -116,7 +131,9 @@ const contentRead = (request: SearchRequest): ContentRead => {
   if (sourceMayInclude(request.source, "content")) return "whole"
   if (request.highlight.length === 0) return "none"
   if (request.highlight.some((field) => field.numberOfFragments === 0)) return "whole"
-  const analysed = Math.max(...request.highlight.map((field) => Math.max(field.maxAnalyzedOffset ?? defaultMaxAnalyzedOffset, field.noMatchSize)))
+  const analysed = Math.max(
+    ...request.highlight.map((field) => Math.max(field.maxAnalyzedOffset ?? defaultMaxAnalyzedOffset, field.noMatchSize))
+  )
   return { firstCharacters: analysed + passageMargin }
 }
 
@@ -124,7 +141,9 @@ const contentRead = (request: SearchRequest): ContentRead => {
 const pageRecords = (sql: Sql, page: ReadonlyArray<PageEntry>, content: ContentRead) =>
   Effect.gen(function* () {
     if (page.length === 0) return []
-    const conditions = page.map(([project, id, path]) => sql`(r.project = ${project} AND r.id = ${id} AND r.path IS NOT DISTINCT FROM ${path})`)
+    const conditions = page.map(
+      ([project, id, path]) => sql`(r.project = ${project} AND r.id = ${id} AND r.path IS NOT DISTINCT FROM ${path})`
+    )
     const rows = yield* sql<RecordRow>`SELECT ${recordColumns(sql, "r", content)} FROM search_records r WHERE ${sql.or(conditions)}`
     const byKey = new Map(rows.map((row) => [`${row.project}\0${row.id}\0${row.path}`, row]))
     return page.flatMap((entry) => {
@@ -133,7 +152,11 @@ const pageRecords = (sql: Sql, page: ReadonlyArray<PageEntry>, content: ContentR
     })
   })
 
-export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: SearchRequest): Effect.Effect<Record<string, unknown>, SearchRequestError | SqlError.SqlError> =>
+export const runSearch = (
+  sql: Sql,
+  indices: ReadonlyArray<string>,
+  request: SearchRequest
+): Effect.Effect<Record<string, unknown>, SearchRequestError | SqlError.SqlError> =>
   Effect.gen(function* () {
     const started = Date.now()
     const scope = yield* searchScope(sql, indices, request.query)
@@ -157,7 +180,9 @@ export const runSearch = (sql: Sql, indices: ReadonlyArray<string>, request: Sea
         ${request.size === 0 ? sql.literal("'[]'::json") : pageSelect(sql, keys, request.from, request.size)} AS page
         ${parts.length === 0 ? sql`` : sql`, ${sql.csv(parts.map(([, part], index) => sql`${part.select} AS ${sql.literal(`a${index}`)}`))}`}`
     const row = rows[0] ?? {}
-    const aggregations = yield* Effect.forEach(parts, ([name, part], index) => Effect.map(part.finish(row[`a${index}`]), (value) => [name, value] as const))
+    const aggregations = yield* Effect.forEach(parts, ([name, part], index) =>
+      Effect.map(part.finish(row[`a${index}`]), (value) => [name, value] as const)
+    )
     const page = (Array.isArray(row.page) ? row.page : []) as ReadonlyArray<PageEntry>
     const records = yield* pageRecords(sql, page, contentRead(request))
     const hits = records.map(({ row: record, entry }) => {

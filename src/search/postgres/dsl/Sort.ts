@@ -24,7 +24,12 @@ export interface SortKey {
 const arrayValue = (sql: Sql, column: Fragment, descending: boolean, lower = false) =>
   sql`(SELECT ${sql.literal(descending ? "max" : "min")}(${lower ? sql`lower(x)` : sql`x`}) FROM unnest(${column}) AS u(x))`
 
-const fieldExpression = (sql: Sql, field: Field, name: string, descending: boolean): Effect.Effect<Fragment | undefined, SearchRequestError> => {
+const fieldExpression = (
+  sql: Sql,
+  field: Field,
+  name: string,
+  descending: boolean
+): Effect.Effect<Fragment | undefined, SearchRequestError> => {
   switch (field.kind) {
     case "keyword":
       if (field.array) return Effect.succeed(sql`${arrayValue(sql, field.column, descending, field.lowercase)} COLLATE "C"`)
@@ -39,13 +44,21 @@ const fieldExpression = (sql: Sql, field: Field, name: string, descending: boole
     case "routing":
       return Effect.succeed(sql`CASE WHEN ${field.routed} THEN ${field.column} END`)
     case "text":
-      return Effect.fail(illegalArgument(`Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [${name}] in order to load field data by uninverting the inverted index.`))
+      return Effect.fail(
+        illegalArgument(
+          `Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [${name}] in order to load field data by uninverting the inverted index.`
+        )
+      )
     case "unknown":
       return Effect.succeed(undefined)
   }
 }
 
-export const sortKeys = (sql: Sql, clauses: ReadonlyArray<SortClause>, score: Fragment): Effect.Effect<ReadonlyArray<SortKey>, SearchRequestError> =>
+export const sortKeys = (
+  sql: Sql,
+  clauses: ReadonlyArray<SortClause>,
+  score: Fragment
+): Effect.Effect<ReadonlyArray<SortKey>, SearchRequestError> =>
   Effect.forEach(clauses, (clause) =>
     Effect.gen(function* () {
       const descending = clause.order === "desc"
@@ -58,7 +71,11 @@ export const sortKeys = (sql: Sql, clauses: ReadonlyArray<SortClause>, score: Fr
         case "OffsetsCount":
           return { expression: sql`coalesce(cardinality(r.offsets), 0)`, order: direction, kind: "value" } satisfies SortKey
         case "IdPosition":
-          return { expression: sql`coalesce(array_position(${clause.ids}::text[], r.id::text) - 1, -1)`, order: direction, kind: "value" } satisfies SortKey
+          return {
+            expression: sql`coalesce(array_position(${clause.ids}::text[], r.id::text) - 1, -1)`,
+            order: direction,
+            kind: "value"
+          } satisfies SortKey
         case "Field": {
           const field = resolveField(sql, clause.field, "r")
           const expression = yield* fieldExpression(sql, field, clause.field, descending)

@@ -6,7 +6,13 @@ import type { SourceFilter } from "./Ast.ts"
  * filtered one by one.
  */
 
-const globToRegExp = (glob: string) => new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`)
+const globToRegExp = (glob: string) =>
+  new RegExp(
+    `^${glob
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`
+  )
 
 interface CompiledFilter {
   readonly includes: ReadonlyArray<{ readonly glob: string; readonly regexp: RegExp }>

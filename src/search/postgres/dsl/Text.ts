@@ -13,7 +13,8 @@ export const isIndexableWord = (word: string) => word.length <= maxWordLength
 const lexeme = (word: string) => `'${word}'`
 
 /** `'a' | 'b'` or `'a' & 'b'`. */
-export const anyOrAllQuery = (terms: ReadonlyArray<string>, operator: "and" | "or") => terms.map(lexeme).join(operator === "and" ? " & " : " | ")
+export const anyOrAllQuery = (terms: ReadonlyArray<string>, operator: "and" | "or") =>
+  terms.map(lexeme).join(operator === "and" ? " & " : " | ")
 
 /** Longest slop turned into distance alternatives; beyond it a phrase needs its words within this distance. */
 const maxSlop = 10

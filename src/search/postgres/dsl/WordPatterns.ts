@@ -14,7 +14,7 @@ const anyOne = -2
 /** A Lucene wildcard as code points to match, `anyRun` for `*` and `anyOne` for `?`; `\` makes the next one literal. */
 export const wildcardParts = (pattern: string): ReadonlyArray<number> => {
   const parts: Array<number> = []
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     let codePoint = pattern.codePointAt(i)!
     if (codePoint === 0x5c && i + 1 < pattern.length) {
       i++
@@ -254,7 +254,8 @@ export const editDistanceAtMost = (a: string, b: string, max: number) => {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
     previous = current
   }
   return previous[b.length]! <= max
