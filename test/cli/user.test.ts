@@ -10,8 +10,8 @@ import { request, testServerLayer } from "../helpers/server.ts"
 import { basic } from "../helpers/users.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
-// The project's tsx directly rather than through npx, which adds a second of start-up and its own warnings on stderr.
-const tsx = path.join(root, "node_modules", ".bin", "tsx")
+// Node with tsx's loader, as `npm run quarry` runs it: the tsx command would start a second Node process for each run.
+const nodeWithTsx = [process.execPath, "--import", "tsx"] as const
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-cli-home-"))
 const embedded = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-cli-db-"))
 afterAll(() => {
@@ -33,7 +33,7 @@ interface Run {
 
 const quarry = (...args: ReadonlyArray<string>) =>
   Effect.async<Run>((resume) => {
-    const child = spawn(tsx, ["src/main.ts", ...args], { cwd: root, env })
+    const child = spawn(nodeWithTsx[0], [...nodeWithTsx.slice(1), "src/main.ts", ...args], { cwd: root, env })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))

@@ -8,9 +8,9 @@ import { corpusLayer, documents, otherDocuments, send } from "./corpus.ts"
 import { type ProxyRequest, randomBody, randomPath, randomProxyRequest, seeded } from "./generate.ts"
 
 /** Bodies per database: every one answered 200, or 400 with an ES error body (never 500, never a SQL message). */
-const bodies = Number(process.env.FUZZ_BODIES ?? 10_000)
+const bodies = Number(process.env.FUZZ_BODIES ?? 5_000)
 /** Requests per database sent through the HTTP proxy, refusals of the proxy itself included. */
-const proxyRequests = Number(process.env.FUZZ_PROXY_REQUESTS ?? 1_500)
+const proxyRequests = Number(process.env.FUZZ_PROXY_REQUESTS ?? 1_000)
 const seed = Number(process.env.FUZZ_SEED ?? 20_240_210)
 
 /** Elasticsearch's error shape, `{"error":{"root_cause":[…],"type","reason"},"status"}`, for an answer of `status`. */
