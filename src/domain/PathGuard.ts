@@ -49,7 +49,7 @@ export interface GuardOptions {
    * resolved for another reason (permissions, a loop of links) is refused as outside.
    */
   readonly missing: "allowed" | "refused"
-  /** `follow`: links are fine as long as they lead inside. `refuse`: any link below the folder fails with PathThroughLink. */
+  /** `follow`: links are fine as long as they lead inside. `refuse`: every link below the folder fails with PathThroughLink. */
   readonly links: "follow" | "refuse"
 }
 

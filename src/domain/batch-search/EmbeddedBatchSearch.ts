@@ -44,7 +44,7 @@ const indexableWords = (text: string, normalize: (text: string) => string) => {
 
 const lowercase = (text: string) => text.toLowerCase()
 
-/** A chunk of bare words: any of its words (the default operator is OR). */
+/** A chunk of bare words: one of its words (the default operator is OR). */
 const wordsPart = (text: string): EmbeddedPart | undefined => {
   const content = indexableWords(text, fold)
   const metadata = indexableWords(text, lowercase)

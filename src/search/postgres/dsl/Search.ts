@@ -41,7 +41,7 @@ const matchedColumns = (sql: Sql, aggregatedFields: ReadonlyArray<string>, withP
 }
 
 /**
- * The record types a query can match, from its `type` conditions (undefined: any). Only required clauses count:
+ * The record types a query can match, from its `type` conditions (undefined when every type can match). Only required clauses count:
  * the client's searches say `type: Document` in a must clause.
  */
 const recordTypes = (query: Query): ReadonlySet<string> | undefined => {
