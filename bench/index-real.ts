@@ -295,8 +295,13 @@ const profileSplit = (dir: string) => {
 
 const measure = (kind: DatabaseKind, root: string, files: ReadonlyArray<CorpusFile>) =>
   Effect.gen(function* () {
-    const profileDir = kind === "postgres" ? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-profile-")) : undefined
-    yield* Effect.addFinalizer(() => Effect.sync(() => profileDir !== undefined && fs.rmSync(profileDir, { recursive: true, force: true })))
+    // BENCH_PROFILE_DIR keeps the profile there for a closer look; otherwise it is removed after its split is read.
+    const keptProfileDir = process.env.BENCH_PROFILE_DIR
+    if (keptProfileDir !== undefined) fs.mkdirSync(keptProfileDir, { recursive: true })
+    const profileDir =
+      kind !== "postgres" ? undefined : (keptProfileDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-profile-")))
+    if (keptProfileDir === undefined)
+      yield* Effect.addFinalizer(() => Effect.sync(() => profileDir !== undefined && fs.rmSync(profileDir, { recursive: true, force: true })))
     const url =
       kind === "postgres" ? (yield* throwawayPostgres).url : `pglite:${fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-embedded-"))}`
     if (kind === "pglite")
