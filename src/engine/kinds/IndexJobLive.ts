@@ -1,9 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option, Ref } from "effect"
+import { Clock, Effect, Either, Option, Ref } from "effect"
 import { DatabaseInfo } from "../../db/Database.ts"
 import { InteractiveFirst } from "../../db/InteractiveFirst.ts"
 import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
 import { queueOf } from "../../domain/ingest/IngestOptions.ts"
+import type { ExtractedDocument } from "../../extract/Document.ts"
+import type { DocumentUnreadable } from "../../extract/ExtractErrors.ts"
 import { ExtractionPool } from "../../extract/ExtractionPool.ts"
 import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
 import { indexedDocuments } from "../../search/indexedDocuments.ts"
@@ -80,19 +82,20 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     let lastCounted = Number.NEGATIVE_INFINITY
 
     // An unreadable file (gone since the scan, no permission) is skipped and still counts as taken, with no bytes.
-    const extract = (file: QueuedFile) =>
-      extractor.extract(file.path, extractOptions).pipe(
-        Effect.map((root) => ({ documents: indexedDocuments(root).map(withFailureStatus), bytes: root.contentLength })),
-        Effect.catchTag("DocumentUnreadable", (error) =>
-          Effect.as(Effect.logWarning(`index: skipped ${error.message}`), { documents: [], bytes: 0 })
-        )
-      )
+    const indexable = (file: QueuedFile, extracted: Either.Either<ExtractedDocument, DocumentUnreadable>) =>
+      Either.match(extracted, {
+        onLeft: (error) => Effect.as(Effect.logWarning(`index: skipped ${error.message}`), { file, documents: [], bytes: 0 }),
+        onRight: (root) => Effect.succeed({ file, documents: indexedDocuments(root).map(withFailureStatus), bytes: root.contentLength })
+      })
 
     const claimAndExtract = Effect.gen(function* () {
       const files = yield* queue.claim(queueKey, claimant, claimSize)
-      // One after the other: small files are read synchronously, and a fiber per file cost more than most extractions.
-      const extracted = yield* Effect.forEach(files, (file) => Effect.map(extract(file), (result) => ({ file, ...result })))
-      return transactionsOf(extracted, budget)
+      if (files.length === 0) return []
+      const extracted = yield* extractor.extractAll(
+        files.map((file) => file.path),
+        extractOptions
+      )
+      return transactionsOf(yield* Effect.forEach(files, (file, i) => indexable(file, extracted[i]!)), budget)
     })
 
     const write = ({ files, documents, bytes }: Transaction) =>
