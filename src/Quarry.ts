@@ -2,29 +2,15 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { BuildInfo } from "./config/BuildInfo.ts"
 import { Settings, type SettingsShape } from "./config/Settings.ts"
-import { databaseLayer } from "./db/Database.ts"
-import { runMigrations } from "./db/Migrator.ts"
 import { BatchDownloads } from "./domain/batch-download/BatchDownloads.ts"
 import { BatchSearches } from "./domain/batch-search/BatchSearches.ts"
 import { BatchSearchRepo } from "./domain/batch-search/BatchSearchRepo.ts"
-import { Documents } from "./domain/document/Documents.ts"
-import { DocumentMarks } from "./domain/document/DocumentMarks.ts"
-import { DocumentMarksRepo } from "./domain/document/DocumentMarksRepo.ts"
-import { HistoryRepo } from "./domain/history/HistoryRepo.ts"
-import { UserHistory } from "./domain/history/UserHistory.ts"
-import { NoteRepo } from "./domain/note/NoteRepo.ts"
-import { Notes } from "./domain/note/Notes.ts"
 import { ProjectRepo } from "./domain/project/ProjectRepo.ts"
-import { Projects } from "./domain/project/Projects.ts"
-import { ReviewBridgeRepo } from "./domain/review-bridge/ReviewBridgeRepo.ts"
-import { ReviewBridges } from "./domain/review-bridge/ReviewBridges.ts"
 import { Deliverables } from "./domain/plugin/Deliverables.ts"
 import { Health } from "./domain/status/Health.ts"
 import { indexingKindsLayer, jobKindsLayer } from "./engine/kinds/index.ts"
 import { engineLayer } from "./engine/Layer.ts"
 import { NerPool } from "./ner/NerPool.ts"
-import { Extractor } from "./extract/Extractor.ts"
-import { UserRepo } from "./domain/user/UserRepo.ts"
 import { signInLocalUser } from "./domain/user/SignIns.ts"
 import { Users } from "./domain/user/Users.ts"
 import { makeLocalAuthenticator } from "./http/middleware/Auth.ts"
@@ -35,16 +21,8 @@ import { webRootRoute } from "./http/legacy/RootHttp.ts"
 import { allRoutes } from "./http/routes.ts"
 import { HttpServerInfo, serveHttp } from "./http/Server.ts"
 import { RpcEndpoint } from "./rpc/Server.ts"
-import { elasticsearchLayers } from "./search/elasticsearch/Layer.ts"
-import { PostgresDocumentIndex } from "./search/postgres/PostgresDocumentIndex.ts"
-import { PostgresSearchBackend } from "./search/postgres/PostgresSearchBackend.ts"
-
-/** The database with every migration applied, for the server and for CLI commands alike. */
-export const migratedDatabase = (settings: SettingsShape) =>
-  Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer(settings.dataSourceUrl)))
-
-/** Users and their repository, for the server and the `user` commands. */
-export const usersLayer = Users.Default.pipe(Layer.provideMerge(UserRepo.Default))
+import { documentsLayer, organisationLayer, reviewBridgeLayer } from "./DocumentLayers.ts"
+import { migratedDatabase, usersLayer } from "./SharedLayers.ts"
 
 /** The authenticator of the mode, with the Users service and the sign-in throttle it checks passwords with (handlers use them too). */
 const authenticatorLayer = (settings: SettingsShape) => {
@@ -56,46 +34,8 @@ const authenticatorLayer = (settings: SettingsShape) => {
   )
 }
 
-/**
- * The document index and the reads of the documents endpoints. PostgreSQL full-text search is the index when
- * elasticsearchAddress is unset. The Extractor serves both the index tasks and the sources of embedded documents.
- */
-const postgresDocumentsLayer = Documents.Default.pipe(
-  Layer.provideMerge(Layer.mergeAll(PostgresDocumentIndex, PostgresSearchBackend, Extractor.Default))
-)
-
-/** With elasticsearchAddress set, the cluster holds the index and answers the search proxy. */
-const elasticsearchDocumentsLayer = (address: string) =>
-  Documents.Default.pipe(Layer.provideMerge(Layer.merge(elasticsearchLayers(address), Extractor.Default)))
-
-const documentsLayer = (settings: SettingsShape) =>
-  settings.elasticsearchAddress === undefined ? postgresDocumentsLayer : elasticsearchDocumentsLayer(settings.elasticsearchAddress)
-
-/** Projects, and what users attach to documents and projects: stars, tags, recommendations, notes, history. */
-const organisationLayer = (documents: ReturnType<typeof documentsLayer>) =>
-  Layer.mergeAll(
-    DocumentMarks.Default.pipe(Layer.provide(DocumentMarksRepo.Default)),
-    Notes.Default.pipe(Layer.provide(NoteRepo.Default)),
-    UserHistory.Default.pipe(Layer.provide(HistoryRepo.Default))
-  ).pipe(Layer.provideMerge(Projects.Default.pipe(Layer.provide(ProjectRepo.Default))), Layer.provide(documents))
-
 /** Batch searches, and the repository their task kind writes to. */
 const batchSearchLayer = BatchSearches.Default.pipe(Layer.provideMerge(BatchSearchRepo.Default), Layer.provide(ProjectRepo.Default))
-
-/** Batch-search hits sent to review tasks, and reviewed documents tagged back in the index. */
-const reviewBridgeLayer = ReviewBridges.Default.pipe(Layer.provide(ReviewBridgeRepo.Default))
-
-/** The review bridge without server or engine, for the `review` commands. */
-export const reviewBridgeCommandLayer = (settings: SettingsShape) => {
-  const documents = documentsLayer(settings)
-  return reviewBridgeLayer.pipe(
-    Layer.provideMerge(BatchSearchRepo.Default),
-    Layer.provideMerge(organisationLayer(documents)),
-    Layer.provideMerge(documents),
-    Layer.provideMerge(migratedDatabase(settings)),
-    Layer.provideMerge(Layer.succeed(Settings, settings))
-  )
-}
 
 /** Batch downloads and the cleaner of expired archives. */
 const batchDownloadLayer = BatchDownloads.Default.pipe(Layer.provide(ProjectRepo.Default))

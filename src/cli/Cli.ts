@@ -1,13 +1,10 @@
-import { NodeRuntime } from "@effect/platform-node"
+// The module alone: the package index also loads cluster, RPC and socket modules a CLI command never uses.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Logger, LogLevel } from "effect"
 import { defaultSettingsFile, isKnownOption, resolveSettings } from "../config/Settings.ts"
-import { runServer } from "../Quarry.ts"
 import { parseArgs } from "./Args.ts"
 import { CliFailure } from "./CliFailure.ts"
 import { helpText } from "./Help.ts"
-import { runIndexCommand } from "./IndexCommand.ts"
-import { runReviewCommand } from "./ReviewCommand.ts"
-import { runUserCommand } from "./UserCommand.ts"
 
 /** `serve`: checks the command line before anything starts, then serves until SIGTERM or SIGINT. */
 const serve = (extraWords: ReadonlyArray<string>, options: Readonly<Record<string, string>>) =>
@@ -16,6 +13,7 @@ const serve = (extraWords: ReadonlyArray<string>, options: Readonly<Record<strin
     if (unknown !== undefined) return yield* new CliFailure({ message: `unknown option --${unknown} (see --help)` })
     if (extraWords.length > 0) return yield* new CliFailure({ message: `unexpected argument ${extraWords[0]} (see --help)` })
     const settings = yield* resolveSettings({ env: process.env, cli: options, defaultSettingsFile })
+    const { runServer } = yield* Effect.promise(() => import("../Quarry.ts"))
     // Servers are read by log collectors, desktops by people.
     return yield* runServer(settings).pipe(
       Effect.provide(settings.mode === "SERVER" ? Logger.json : Logger.pretty),
@@ -48,15 +46,23 @@ export const runCli = (argv: ReadonlyArray<string>) => {
     return
   }
   const [command = "serve", ...rest] = args.words
+  // Each command imports its modules when it runs: `user` and `review` then skip the server's, seconds of start-up.
   const program = Effect.gen(function* () {
     switch (command) {
-      case "serve":
+      case "serve": {
+        if (args.options.mode !== "CLI") return yield* serve(rest, args.options)
         // Datashare's CLI mode: the same command line runs the stages and exits instead of serving.
-        return args.options.mode === "CLI" ? yield* runIndexCommand(rest, args.options) : yield* serve(rest, args.options)
-      case "user":
+        const { runIndexCommand } = yield* Effect.promise(() => import("./IndexCommand.ts"))
+        return yield* runIndexCommand(rest, args.options)
+      }
+      case "user": {
+        const { runUserCommand } = yield* Effect.promise(() => import("./UserCommand.ts"))
         return yield* runUserCommand(rest, args.options)
-      case "review":
+      }
+      case "review": {
+        const { runReviewCommand } = yield* Effect.promise(() => import("./ReviewCommand.ts"))
         return yield* runReviewCommand(rest, args.options)
+      }
       default:
         return yield* new CliFailure({ message: `unknown command ${command} (see --help)` })
     }

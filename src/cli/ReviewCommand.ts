@@ -7,7 +7,7 @@ import type { FromBatchSearchRequest } from "../domain/review-bridge/ReviewBridg
 import type { ReviewBridgeForbidden, ReviewBridgeInvalid, ReviewBridgeNotFound } from "../domain/review-bridge/ReviewBridgeErrors.ts"
 import { ReviewBridgeRepo } from "../domain/review-bridge/ReviewBridgeRepo.ts"
 import { ReviewBridges } from "../domain/review-bridge/ReviewBridges.ts"
-import { reviewBridgeCommandLayer } from "../Quarry.ts"
+import { reviewBridgeCommandLayer } from "../DocumentLayers.ts"
 import type { DocumentIndexError } from "../search/DocumentIndex.ts"
 import { CliFailure } from "./CliFailure.ts"
 

@@ -4,7 +4,7 @@ import { defaultSettingsFile, isKnownOption, resolveSettings } from "../config/S
 import { projectsInDetails, type StoredUser } from "../domain/user/User.ts"
 import type { InvalidUser, UserNotFound } from "../domain/user/UserErrors.ts"
 import { Users } from "../domain/user/Users.ts"
-import { migratedDatabase, usersLayer } from "../Quarry.ts"
+import { migratedDatabase, usersLayer } from "../SharedLayers.ts"
 import { CliFailure } from "./CliFailure.ts"
 
 /** Options of `user add`; every other option is a setting (--dataSourceUrl…) and resolves as for `serve`. */

@@ -6,7 +6,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Option, Redacted } from "effect"
 import { resolveSettings } from "../../../src/config/Settings.ts"
 import { Users } from "../../../src/domain/user/Users.ts"
-import { migratedDatabase, usersLayer } from "../../../src/Quarry.ts"
+import { migratedDatabase, usersLayer } from "../../../src/SharedLayers.ts"
 import { databaseKinds, dataSourceUrlFor, postgresAvailable, postgresSkipReason, type DatabaseKind } from "../../helpers/databases.ts"
 
 const usersOn = (database: DatabaseKind) =>
