@@ -1,4 +1,5 @@
-import nlp from "compromise"
+import { createRequire } from "node:module"
+import type nlpFunction from "compromise"
 import type { Category } from "./NamedEntity.ts"
 import type { Annotation, NerPipeline } from "./Pipeline.ts"
 
@@ -39,6 +40,13 @@ const spansOf = (text: string, match: Match, category: Category): ReadonlyArray<
   return spans
 }
 
+/**
+ * compromise loads at its first use, from its one-file CommonJS build: its ES modules are 436 files, which every
+ * Quarry process loaded through tsx at start-up (about a second) although only the NER workers run this pipeline.
+ */
+let nlp: typeof nlpFunction | undefined
+const loadNlp = () => (nlp ??= createRequire(import.meta.url)("compromise") as typeof nlpFunction)
+
 const jsonOptions = { offset: true, terms: { offset: true } } as const
 
 /**
@@ -56,7 +64,7 @@ export const compromisePipeline: NerPipeline = {
   maxRequestLength: 32 * 1024,
   onWorkers: true,
   findAnnotations: (text) => {
-    const document = nlp(text)
+    const document = loadNlp()(text)
     const read = (matches: ReadonlyArray<unknown>, category: Category) =>
       (matches as ReadonlyArray<Match>).flatMap((match) => spansOf(text, match, category))
     return [
