@@ -181,7 +181,8 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
           contentType,
           contentEncoding: parsed.encoding ?? "unknown",
           // An archive's text is its member names: no language to detect there.
-          language: languageOption(run.options.language) ?? (archiveTypes.has(contentType) ? defaultLanguage : detectLanguage(content)),
+          language:
+            languageOption(run.options.language) ?? (archiveTypes.has(contentType) ? defaultLanguage : yield* detectLanguage(content)),
           metadata: normaliseMetadata(raw),
           extractionDate: run.extractionDate,
           extractionLevel: node.depth,

@@ -1,4 +1,4 @@
-import { eld } from "eld/medium"
+import { Effect } from "effect"
 import { parseLanguage } from "./Languages.ts"
 
 /** The reference answers ENGLISH when nothing better is known. */
@@ -8,14 +8,22 @@ export const defaultLanguage = "ENGLISH"
 const sampleLength = 4096
 
 /**
+ * eld loads at the first detection: building its n-gram tables takes most of a second, which every process that
+ * imports the extractor paid at start-up (the `review` commands, each test server) even when it detected nothing.
+ */
+let detector: Promise<typeof import("eld/medium")> | undefined
+const loadDetector = Effect.promise(() => (detector ??= import("eld/medium")))
+
+/**
  * The enum name (ENGLISH, FRENCH…) of the text's language; ENGLISH when the detector is unsure (short
  * texts, numbers, file lists). eld is used for being right on short texts where trigram detectors are not.
  */
-export const detectLanguage = (text: string): string => {
-  const result = eld.detect(text.slice(0, sampleLength))
-  if (result.language === "" || !result.isReliable()) return defaultLanguage
-  return parseLanguage(result.language)?.name ?? defaultLanguage
-}
+export const detectLanguage = (text: string): Effect.Effect<string> =>
+  Effect.map(loadDetector, ({ eld }) => {
+    const result = eld.detect(text.slice(0, sampleLength))
+    if (result.language === "" || !result.isReliable()) return defaultLanguage
+    return parseLanguage(result.language)?.name ?? defaultLanguage
+  })
 
 /** The enum name of a language given as an option (name or ISO code), undefined when unknown. */
 export const languageOption = (value: string | undefined): string | undefined =>

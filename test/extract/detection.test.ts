@@ -132,18 +132,22 @@ describe("charset", () => {
 })
 
 describe("language detection", () => {
-  it("names the reference's enum for the main languages", () => {
-    expect(detectLanguage("The board approved the transfer of the funds to the trust in Jersey last week.")).toBe("ENGLISH")
-    expect(detectLanguage("Le conseil a approuvé le transfert des fonds vers la fiducie la semaine dernière.")).toBe("FRENCH")
-    expect(detectLanguage("Der Vorstand hat die Überweisung der Gelder an die Stiftung letzte Woche genehmigt.")).toBe("GERMAN")
-    expect(detectLanguage("La junta aprobó la transferencia de los fondos al fideicomiso la semana pasada.")).toBe("SPANISH")
-    expect(detectLanguage("Совет директоров одобрил перевод средств в траст на прошлой неделе.")).toBe("RUSSIAN")
-  })
+  it.effect("names the reference's enum for the main languages", () =>
+    Effect.gen(function* () {
+      expect(yield* detectLanguage("The board approved the transfer of the funds to the trust in Jersey last week.")).toBe("ENGLISH")
+      expect(yield* detectLanguage("Le conseil a approuvé le transfert des fonds vers la fiducie la semaine dernière.")).toBe("FRENCH")
+      expect(yield* detectLanguage("Der Vorstand hat die Überweisung der Gelder an die Stiftung letzte Woche genehmigt.")).toBe("GERMAN")
+      expect(yield* detectLanguage("La junta aprobó la transferencia de los fondos al fideicomiso la semana pasada.")).toBe("SPANISH")
+      expect(yield* detectLanguage("Совет директоров одобрил перевод средств в траст на прошлой неделе.")).toBe("RUSSIAN")
+    })
+  )
 
-  it("answers ENGLISH, the reference's default, when there is nothing to tell", () => {
-    expect(detectLanguage("")).toBe("ENGLISH")
-    expect(detectLanguage("1200 3400")).toBe("ENGLISH")
-  })
+  it.effect("answers ENGLISH, the reference's default, when there is nothing to tell", () =>
+    Effect.gen(function* () {
+      expect(yield* detectLanguage("")).toBe("ENGLISH")
+      expect(yield* detectLanguage("1200 3400")).toBe("ENGLISH")
+    })
+  )
 })
 
 describe("metadata keys", () => {

@@ -51,7 +51,7 @@ export const nerRoutes = [
         // An empty text holds no names: the reference answers [] too.
         if (text.trim() === "") return json([])
         // As in the reference: the language is guessed from the text, and a pipeline that does not read it finds nothing.
-        const language = detectLanguage(text)
+        const language = yield* detectLanguage(text)
         if (!pipeline.supports(language)) return json([])
         // A slow pipeline runs on a worker thread: its second or two of analysis does not hold other requests.
         const [annotations = []] = yield* (yield* NerPool).annotateDocuments(pipeline, [
