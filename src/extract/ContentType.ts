@@ -1,6 +1,5 @@
 import * as path from "node:path"
 import { Effect } from "effect"
-import { fileTypeFromBuffer, fileTypeFromFile } from "file-type"
 import { failedTo } from "./ExtractErrors.ts"
 import { readPrefix, type Source } from "./Source.ts"
 import { looksLikeZip, zipEntryNames } from "./Zip.ts"
@@ -140,6 +139,9 @@ const isText = (head: Uint8Array) => {
  * The content type of a document, without parameters: magic bytes first (file-type), then zip members for
  * office packages, then text sniffing, and the extension last, only where the bytes cannot tell.
  */
+/** file-type loads at the first detection, not at the start of every process that imports the extractor. */
+const loadFileType = Effect.promise(() => import("file-type"))
+
 export const detectContentType = (source: Source, name: string) =>
   Effect.gen(function* () {
     const head = yield* readPrefix(source, 8192)
@@ -147,6 +149,7 @@ export const detectContentType = (source: Source, name: string) =>
     // package's [Content_Types].xml through web streams, which cost more than the rest of a small document's extraction.
     const packaged = looksLikeZip(head) ? yield* zipPackageType(source) : undefined
     if (packaged !== undefined && packaged !== mime.zip) return packaged
+    const { fileTypeFromBuffer, fileTypeFromFile } = yield* loadFileType
     const detected = yield* Effect.tryPromise({
       try: () => (source._tag === "File" ? fileTypeFromFile(source.path) : fileTypeFromBuffer(source.bytes)),
       catch: failedTo("cannot detect the content type")

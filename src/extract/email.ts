@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import PostalMime, { type Address, type Email } from "postal-mime"
+import type { Address, Email } from "postal-mime"
 import type { Parser } from "./Document.ts"
 import { failedTo } from "./ExtractErrors.ts"
 import { htmlToText } from "./html.ts"
@@ -50,9 +50,13 @@ const attachmentBytes = (content: ArrayBuffer | Uint8Array | string) =>
  * An email (RFC 822 / .eml): its body is the content (the text part, else the HTML part as text), its
  * headers the metadata, and each attachment an embedded document.
  */
+/** postal-mime loads with the first email, not at the start of every process that imports the extractor. */
+const loadPostalMime = Effect.promise(() => import("postal-mime"))
+
 export const extractEmail: Parser = (source, context) =>
   Effect.gen(function* () {
     const bytes = yield* readAll(source, context.limits.maxFileBytes)
+    const { default: PostalMime } = yield* loadPostalMime
     const email = yield* Effect.tryPromise({
       try: () => PostalMime.parse(bytes, { attachmentEncoding: "arraybuffer" }),
       catch: failedTo("unreadable email")

@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import mammoth from "mammoth"
 import type yauzl from "yauzl"
 import { mime } from "./ContentType.ts"
 import type { ExtractLimits, Parser } from "./Document.ts"
@@ -93,9 +92,13 @@ const odfMetadata = (pkg: Package) =>
     })
   })
 
+/** mammoth loads with the first Word document, not at the start of every process that imports the extractor. */
+const loadMammoth = Effect.promise(() => import("mammoth"))
+
 const docxText = (source: Source, limits: ExtractLimits) =>
   Effect.gen(function* () {
     const bytes = yield* readAll(source, limits.maxFileBytes)
+    const { default: mammoth } = yield* loadMammoth
     const result = yield* Effect.tryPromise({
       try: () => mammoth.extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }),
       catch: failedTo("unreadable Word document")

@@ -1,11 +1,23 @@
 import * as fs from "node:fs"
 import { Readable, Writable } from "node:stream"
-import { configure, Uint8ArrayReader, ZipWriter } from "@zip.js/zip.js"
 import { Effect, Schema, type Scope } from "effect"
 import { partialFile } from "./BatchDownload.ts"
 
-// Entries are compressed on the calling thread: the service runs on Node, where zip.js has no web workers.
-configure({ useWebWorkers: false })
+type ZipJs = typeof import("@zip.js/zip.js")
+
+/**
+ * zip.js loads with the first archive: its 49 modules were part of every server's start-up (and of every test
+ * file with a server), most of which never writes a batch download.
+ */
+let zipJs: Promise<ZipJs> | undefined
+const loadZipJs = Effect.promise(
+  () =>
+    (zipJs ??= import("@zip.js/zip.js").then((library) => {
+      // Entries are compressed on the calling thread: the service runs on Node, where zip.js has no web workers.
+      library.configure({ useWebWorkers: false })
+      return library
+    }))
+)
 
 /** The archive could not be written (disk full, folder not writable...): the download fails. */
 export class ArchiveWriteFailed extends Schema.TaggedError<ArchiveWriteFailed>()("ArchiveWriteFailed", {
@@ -26,7 +38,7 @@ export interface ZipArchive {
 const failure = (file: string) => (cause: unknown) =>
   new ArchiveWriteFailed({ file, message: cause instanceof Error ? cause.message : String(cause) })
 
-const readerOf = (content: EntryContent) =>
+const readerOf = ({ Uint8ArrayReader }: ZipJs, content: EntryContent) =>
   content._tag === "Bytes"
     ? new Uint8ArrayReader(content.bytes)
     : (Readable.toWeb(fs.createReadStream(content.path)) as ReadableStream<Uint8Array>)
@@ -49,15 +61,18 @@ const closed = (stream: fs.WriteStream) =>
  */
 export const openZipArchive = (file: string, password: string | null): Effect.Effect<ZipArchive, ArchiveWriteFailed, Scope.Scope> =>
   Effect.gen(function* () {
+    const library = yield* loadZipJs
     const partial = partialFile(file)
     let complete = false
     const output = yield* Effect.acquireRelease(Effect.try({ try: () => fs.createWriteStream(partial), catch: failure(file) }), (stream) =>
       closed(stream).pipe(Effect.zipRight(complete ? Effect.void : Effect.promise(() => fs.promises.rm(partial, { force: true }))))
     )
-    const writer = new ZipWriter(Writable.toWeb(output), password === null ? {} : { password, encryptionStrength: 3 })
+    const writer = new library.ZipWriter(Writable.toWeb(output), password === null ? {} : { password, encryptionStrength: 3 })
 
     const add = (name: string, content: EntryContent) =>
-      Effect.tryPromise({ try: (signal) => writer.add(name, readerOf(content), { signal }), catch: failure(file) }).pipe(Effect.asVoid)
+      Effect.tryPromise({ try: (signal) => writer.add(name, readerOf(library, content), { signal }), catch: failure(file) }).pipe(
+        Effect.asVoid
+      )
 
     const finish = Effect.tryPromise({
       try: async () => {

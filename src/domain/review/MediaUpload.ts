@@ -4,7 +4,6 @@ import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { dieOnSqlError } from "../../db/SqlFailure.ts"
-import { fileTypeFromBuffer } from "file-type"
 import { defaultLimits } from "../../extract/Document.ts"
 import { bytesSource } from "../../extract/Source.ts"
 import { allEntries, openZip, readEntry } from "../../extract/Zip.ts"
@@ -33,7 +32,8 @@ const looksLikeSvg = (bytes: Buffer) =>
 
 const sniff = (bytes: Buffer) =>
   Effect.map(
-    Effect.promise(() => fileTypeFromBuffer(bytes)),
+    // file-type loads with the first upload, not at every server's start.
+    Effect.promise(() => import("file-type").then(({ fileTypeFromBuffer }) => fileTypeFromBuffer(bytes))),
     (detected) => detected?.mime ?? (looksLikeSvg(bytes) ? "image/svg+xml" : undefined)
   )
 
