@@ -7,7 +7,6 @@ import type { FromBatchSearchRequest } from "../domain/review-bridge/ReviewBridg
 import type { ReviewBridgeForbidden, ReviewBridgeInvalid, ReviewBridgeNotFound } from "../domain/review-bridge/ReviewBridgeErrors.ts"
 import { ReviewBridgeRepo } from "../domain/review-bridge/ReviewBridgeRepo.ts"
 import { ReviewBridges } from "../domain/review-bridge/ReviewBridges.ts"
-import { reviewBridgeCommandLayer } from "../DocumentLayers.ts"
 import type { DocumentIndexError } from "../search/DocumentIndex.ts"
 import { CliFailure } from "./CliFailure.ts"
 
@@ -128,6 +127,8 @@ export const runReviewCommand = (words: ReadonlyArray<string>, options: Readonly
     const command = yield* planCommand(words, options)
     const cli = Object.fromEntries(Object.entries(options).filter(([name]) => !reviewOptionNames.has(name)))
     const settings = yield* resolveSettings({ env: process.env, cli, defaultSettingsFile })
+    // The document index and the extractor load only for a command line that passed its checks.
+    const { reviewBridgeCommandLayer } = yield* Effect.promise(() => import("../DocumentLayers.ts"))
     return yield* command(settings.defaultUserName).pipe(
       Effect.provide(Layer.provideMerge(ReviewBridgeRepo.Default, reviewBridgeCommandLayer(settings)))
     )
