@@ -2,7 +2,6 @@
  * An extraction worker thread (see ExtractionPool.ts): it extracts the files it is sent, one after the other, with
  * its own Extractor, so that parsers never hold the server's event loop.
  */
-import * as os from "node:os"
 import { parentPort } from "node:worker_threads"
 import { Effect, Either, ManagedRuntime } from "effect"
 import { serveRequests } from "../workers/WorkerPool.ts"
@@ -18,14 +17,6 @@ export interface ExtractionRequest {
 /** A file's document tree, or why it could not be read at all (the only failure of Extractor.extract). */
 export type ExtractionAnswer =
   { readonly document: ExtractedDocument } | { readonly unreadable: { readonly path: string; readonly reason: string } }
-
-/**
- * Extraction is background work. On Linux a nice value belongs to one thread, so this thread's parsing yields the
- * cores to the server's requests and to the database's searches while a corpus indexes, and takes what they leave.
- */
-const backgroundNice = 10
-// Relative to the thread that started it (a server already run with `nice` stays above this thread), 19 at most.
-if (process.platform === "linux") os.setPriority(Math.min(19, os.getPriority() + backgroundNice))
 
 const runtime = ManagedRuntime.make(Extractor.Default)
 

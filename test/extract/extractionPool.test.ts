@@ -65,19 +65,6 @@ describe("extraction off the event loop", () => {
       })
     )
 
-    it.effect.runIf(process.platform === "linux")("its worker threads run at a background priority, and this thread does not", () =>
-      Effect.gen(function* () {
-        yield* (yield* ExtractionPool).extractAll(yield* claim, options)
-        // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (the 17th after the command's parenthesis).
-        const niceValues = fs
-          .readdirSync("/proc/self/task")
-          .map((thread) => Number(fs.readFileSync(`/proc/self/task/${thread}/stat`, "utf8").split(") ")[1]!.split(" ")[16]))
-        const own = os.getPriority()
-        expect(niceValues).toContain(Math.min(19, own + 10))
-        expect(niceValues).toContain(own)
-      })
-    )
-
     it.effect("a file gone before its worker reads it is unreadable, with its path and reason, and the others of its claim are read", () =>
       Effect.gen(function* () {
         const [pdf] = yield* claim
