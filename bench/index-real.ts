@@ -298,10 +298,11 @@ const measure = (kind: DatabaseKind, root: string, files: ReadonlyArray<CorpusFi
     // BENCH_PROFILE_DIR keeps the profile there for a closer look; otherwise it is removed after its split is read.
     const keptProfileDir = process.env.BENCH_PROFILE_DIR
     if (keptProfileDir !== undefined) fs.mkdirSync(keptProfileDir, { recursive: true })
-    const profileDir =
-      kind !== "postgres" ? undefined : (keptProfileDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-profile-")))
+    const profileDir = kind !== "postgres" ? undefined : (keptProfileDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-profile-")))
     if (keptProfileDir === undefined)
-      yield* Effect.addFinalizer(() => Effect.sync(() => profileDir !== undefined && fs.rmSync(profileDir, { recursive: true, force: true })))
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => profileDir !== undefined && fs.rmSync(profileDir, { recursive: true, force: true }))
+      )
     const url =
       kind === "postgres" ? (yield* throwawayPostgres).url : `pglite:${fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-embedded-"))}`
     if (kind === "pglite")
