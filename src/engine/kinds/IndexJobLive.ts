@@ -1,11 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Either, Option, Ref } from "effect"
+import { Clock, Effect, Option, Ref } from "effect"
 import { DatabaseInfo } from "../../db/Database.ts"
 import { InteractiveFirst } from "../../db/InteractiveFirst.ts"
 import { DocumentQueue, type QueuedFile } from "../../domain/ingest/DocumentQueue.ts"
 import { queueOf } from "../../domain/ingest/IngestOptions.ts"
-import type { ExtractedDocument } from "../../extract/Document.ts"
-import type { DocumentUnreadable } from "../../extract/ExtractErrors.ts"
 import { ExtractionPool } from "../../extract/ExtractionPool.ts"
 import { DocumentIndex, type IndexedDocument } from "../../search/DocumentIndex.ts"
 import { indexedDocuments } from "../../search/indexedDocuments.ts"
@@ -19,11 +17,9 @@ const claimSize = 64
 /**
  * Most extracted bytes one transaction writes (a claim's files are split into as many as needed; a file larger than
  * that is written alone). The embedded database runs one statement at a time for everyone, so a search or a status
- * check waits for the transaction in progress: there they stay small. A 512 KB one of real pages took PGlite 350 to
- * 950 ms (tsvectors, fourteen indexes, the lexicon), a 128 KB one 100 to 200 ms; a one-word search's p99 while
- * real files indexed went from 2.8 to 1.2 s, for a third fewer files a second. A server runs them side by side.
+ * check waits for the transaction in progress: there they stay small. A server runs them side by side.
  */
-const transactionBytes = { pglite: 128 * 1024, postgres: 8 * 1024 * 1024 } as const
+const transactionBytes = { pglite: 512 * 1024, postgres: 8 * 1024 * 1024 } as const
 /** How often an idle worker looks again while a scan of its project may still queue files. */
 const scanPollInterval = "200 millis"
 /** Least time between two counts of the files left, for the progress: each count reads the whole queue. */
@@ -84,20 +80,19 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     let lastCounted = Number.NEGATIVE_INFINITY
 
     // An unreadable file (gone since the scan, no permission) is skipped and still counts as taken, with no bytes.
-    const indexable = (file: QueuedFile, extracted: Either.Either<ExtractedDocument, DocumentUnreadable>) =>
-      Either.match(extracted, {
-        onLeft: (error) => Effect.as(Effect.logWarning(`index: skipped ${error.message}`), { file, documents: [], bytes: 0 }),
-        onRight: (root) => Effect.succeed({ file, documents: indexedDocuments(root).map(withFailureStatus), bytes: root.contentLength })
-      })
+    const extract = (file: QueuedFile) =>
+      extractor.extract(file.path, extractOptions).pipe(
+        Effect.map((root) => ({ documents: indexedDocuments(root).map(withFailureStatus), bytes: root.contentLength })),
+        Effect.catchTag("DocumentUnreadable", (error) =>
+          Effect.as(Effect.logWarning(`index: skipped ${error.message}`), { documents: [], bytes: 0 })
+        )
+      )
 
     const claimAndExtract = Effect.gen(function* () {
       const files = yield* queue.claim(queueKey, claimant, claimSize)
-      if (files.length === 0) return []
-      const extracted = yield* extractor.extractAll(
-        files.map((file) => file.path),
-        extractOptions
-      )
-      return transactionsOf(yield* Effect.forEach(files, (file, i) => indexable(file, extracted[i]!)), budget)
+      // One after the other: small files are read synchronously, and a fiber per file cost more than most extractions.
+      const extracted = yield* Effect.forEach(files, (file) => Effect.map(extract(file), (result) => ({ file, ...result })))
+      return transactionsOf(extracted, budget)
     })
 
     const write = ({ files, documents, bytes }: Transaction) =>
