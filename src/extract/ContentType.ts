@@ -135,13 +135,13 @@ const isText = (head: Uint8Array) => {
   return control / head.byteLength < 0.1
 }
 
+/** file-type loads at the first detection, not at the start of every process that imports the extractor. */
+const loadFileType = Effect.promise(() => import("file-type"))
+
 /**
  * The content type of a document, without parameters: magic bytes first (file-type), then zip members for
  * office packages, then text sniffing, and the extension last, only where the bytes cannot tell.
  */
-/** file-type loads at the first detection, not at the start of every process that imports the extractor. */
-const loadFileType = Effect.promise(() => import("file-type"))
-
 export const detectContentType = (source: Source, name: string) =>
   Effect.gen(function* () {
     const head = yield* readPrefix(source, 8192)

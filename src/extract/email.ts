@@ -46,13 +46,13 @@ const emailMetadata = (email: Email) => {
 const attachmentBytes = (content: ArrayBuffer | Uint8Array | string) =>
   typeof content === "string" ? new TextEncoder().encode(content) : content instanceof Uint8Array ? content : new Uint8Array(content)
 
+/** postal-mime loads with the first email, not at the start of every process that imports the extractor. */
+const loadPostalMime = Effect.promise(() => import("postal-mime"))
+
 /**
  * An email (RFC 822 / .eml): its body is the content (the text part, else the HTML part as text), its
  * headers the metadata, and each attachment an embedded document.
  */
-/** postal-mime loads with the first email, not at the start of every process that imports the extractor. */
-const loadPostalMime = Effect.promise(() => import("postal-mime"))
-
 export const extractEmail: Parser = (source, context) =>
   Effect.gen(function* () {
     const bytes = yield* readAll(source, context.limits.maxFileBytes)
