@@ -10,6 +10,7 @@ import { parentPort, workerData } from "node:worker_threads"
 import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { createInMemory } from "./InMemoryTemplate.ts"
 
 export interface EmbeddedDatabaseWorkerData {
   /** The data directory; undefined keeps the database in memory. */
@@ -22,7 +23,10 @@ export type EmbeddedDatabaseWorkerMessage =
 const post = (message: EmbeddedDatabaseWorkerMessage) => parentPort?.postMessage(message)
 
 const start = async ({ directory }: EmbeddedDatabaseWorkerData) => {
-  const db = await PGlite.create(directory === undefined ? { extensions: { pg_trgm } } : { dataDir: directory, extensions: { pg_trgm } })
+  const db =
+    directory === undefined
+      ? await createInMemory({ extensions: { pg_trgm } })
+      : await PGlite.create({ dataDir: directory, extensions: { pg_trgm } })
   // Room for more than one connection, so that a client reconnecting after a drop is not refused; the main
   // thread's pool itself keeps to one (see databaseLayer).
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 })
