@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { failedTo } from "./ExtractErrors.ts"
 import { readPrefix, type Source } from "./Source.ts"
 import { looksLikeZip, zipEntryNames } from "./Zip.ts"
+import { lazyModule } from "../LazyModule.ts"
 
 /** Content types (Tika's names) of the formats the extractor reads. */
 export const mime = {
@@ -136,7 +137,7 @@ const isText = (head: Uint8Array) => {
 }
 
 /** file-type loads at the first detection, not at the start of every process that imports the extractor. */
-const loadFileType = Effect.promise(() => import("file-type"))
+const loadFileType = lazyModule(() => import("file-type"))
 
 /**
  * The content type of a document, without parameters: magic bytes first (file-type), then zip members for

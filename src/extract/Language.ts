@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { parseLanguage } from "./Languages.ts"
+import { lazyModule } from "../LazyModule.ts"
 
 /** The reference answers ENGLISH when nothing better is known. */
 export const defaultLanguage = "ENGLISH"
@@ -10,9 +11,8 @@ const sampleLength = 4096
 /**
  * eld loads at the first detection: building its n-gram tables takes most of a second, which every process that
  * imports the extractor paid at start-up (the `review` commands, each test server) even when it detected nothing.
- * The module cache keeps it after the first import, as it does for the other parsers loaded this way.
  */
-const loadDetector = Effect.promise(() => import("eld/medium"))
+const loadDetector = lazyModule(() => import("eld/medium"))
 
 /**
  * The enum name (ENGLISH, FRENCH…) of the text's language; ENGLISH when the detector is unsure (short

@@ -5,6 +5,7 @@ import { failedTo } from "./ExtractErrors.ts"
 import { htmlToText } from "./html.ts"
 import { isoDate } from "./Metadata.ts"
 import { bytesSource, readAll } from "./Source.ts"
+import { lazyModule } from "../LazyModule.ts"
 
 const formatAddress = (address: Address): string =>
   address.group !== undefined
@@ -47,7 +48,7 @@ const attachmentBytes = (content: ArrayBuffer | Uint8Array | string) =>
   typeof content === "string" ? new TextEncoder().encode(content) : content instanceof Uint8Array ? content : new Uint8Array(content)
 
 /** postal-mime loads with the first email, not at the start of every process that imports the extractor. */
-const loadPostalMime = Effect.promise(() => import("postal-mime"))
+const loadPostalMime = lazyModule(() => import("postal-mime"))
 
 /**
  * An email (RFC 822 / .eml): its body is the content (the text part, else the HTML part as text), its

@@ -8,6 +8,7 @@ import { odfText, sharedStrings, sheetText, slideText, workbookSheets } from "./
 import { readAll, type Source } from "./Source.ts"
 import { allEntries, openZip, ratioExceeded, readEntry } from "./Zip.ts"
 import { walkXml, xmlFields } from "./Xml.ts"
+import { lazyModule } from "../LazyModule.ts"
 
 /**
  * Office packages (OOXML and OpenDocument) are zips of XML parts. Every member's declared size is checked
@@ -93,7 +94,7 @@ const odfMetadata = (pkg: Package) =>
   })
 
 /** mammoth loads with the first Word document, not at the start of every process that imports the extractor. */
-const loadMammoth = Effect.promise(() => import("mammoth"))
+const loadMammoth = lazyModule(() => import("mammoth"))
 
 const docxText = (source: Source, limits: ExtractLimits) =>
   Effect.gen(function* () {

@@ -2,21 +2,18 @@ import * as fs from "node:fs"
 import { Readable, Writable } from "node:stream"
 import { Effect, Schema, type Scope } from "effect"
 import { partialFile } from "./BatchDownload.ts"
-
-type ZipJs = typeof import("@zip.js/zip.js")
+import { lazyModule } from "../../LazyModule.ts"
 
 /**
  * zip.js loads with the first archive: its 49 modules were part of every server's start-up (and of every test
  * file with a server), most of which never writes a batch download.
  */
-let zipJs: Promise<ZipJs> | undefined
-const loadZipJs = Effect.promise(
-  () =>
-    (zipJs ??= import("@zip.js/zip.js").then((library) => {
-      // Entries are compressed on the calling thread: the service runs on Node, where zip.js has no web workers.
-      library.configure({ useWebWorkers: false })
-      return library
-    }))
+const loadZipJs = lazyModule(() =>
+  import("@zip.js/zip.js").then((library) => {
+    // Entries are compressed on the calling thread: the service runs on Node, where zip.js has no web workers.
+    library.configure({ useWebWorkers: false })
+    return library
+  })
 )
 
 /** The archive could not be written (disk full, folder not writable...): the download fails. */
@@ -38,7 +35,7 @@ export interface ZipArchive {
 const failure = (file: string) => (cause: unknown) =>
   new ArchiveWriteFailed({ file, message: cause instanceof Error ? cause.message : String(cause) })
 
-const readerOf = ({ Uint8ArrayReader }: ZipJs, content: EntryContent) =>
+const readerOf = ({ Uint8ArrayReader }: typeof import("@zip.js/zip.js"), content: EntryContent) =>
   content._tag === "Bytes"
     ? new Uint8ArrayReader(content.bytes)
     : (Readable.toWeb(fs.createReadStream(content.path)) as ReadableStream<Uint8Array>)

@@ -9,6 +9,7 @@ import { bytesSource } from "../../extract/Source.ts"
 import { allEntries, openZip, readEntry } from "../../extract/Zip.ts"
 import { imageSize } from "./ImageSize.ts"
 import { InvalidUpload } from "./ReviewErrors.ts"
+import { lazyModule } from "../../LazyModule.ts"
 
 /** The media types a record may show, sniffed from the content. */
 const allowedTypes = new Set([
@@ -30,11 +31,13 @@ export const mediaRoot = (dataDir: string) => path.join(dataDir, "review-media")
 const looksLikeSvg = (bytes: Buffer) =>
   /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(bytes.toString("utf8", 0, 1024))
 
+/** file-type loads with the first upload, not at every server's start. */
+const loadFileType = lazyModule(() => import("file-type"))
+
 const sniff = (bytes: Buffer) =>
-  Effect.map(
-    // file-type loads with the first upload, not at every server's start.
-    Effect.promise(() => import("file-type").then(({ fileTypeFromBuffer }) => fileTypeFromBuffer(bytes))),
-    (detected) => detected?.mime ?? (looksLikeSvg(bytes) ? "image/svg+xml" : undefined)
+  loadFileType.pipe(
+    Effect.flatMap(({ fileTypeFromBuffer }) => Effect.promise(() => fileTypeFromBuffer(bytes))),
+    Effect.map((detected) => detected?.mime ?? (looksLikeSvg(bytes) ? "image/svg+xml" : undefined))
   )
 
 interface MediaFile {
