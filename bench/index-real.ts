@@ -268,8 +268,9 @@ const profileSplit = (dir: string) => {
   const profile = JSON.parse(fs.readFileSync(main, "utf8")) as Profile
   const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
   const seconds: Record<string, number> = {}
-  // What "other" holds, by package or source file, so that the next fix can be aimed.
-  const others: Record<string, number> = {}
+  // What "other" holds, by package or source file, so that the next fix can be aimed. A Map: function names such as
+  // `constructor` would otherwise read Object.prototype's.
+  const others = new Map<string, number>()
   profile.samples.forEach((id, i) => {
     const frame = nodes.get(id)
     const name = frame === undefined ? "other" : categoryOf(frame)
@@ -278,10 +279,10 @@ const profileSplit = (dir: string) => {
     if (name === "other") {
       const source = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame?.url ?? "")?.[1] ?? path.basename(frame?.url ?? "") ?? ""
       const key = source === "" ? frame?.functionName || "(anonymous)" : source
-      others[key] = (others[key] ?? 0) + delta
+      others.set(key, (others.get(key) ?? 0) + delta)
     }
   })
-  const topOthers = Object.entries(others)
+  const topOthers = [...others]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 8)
     .map(([source, value]) => `${source} ${round(value, 1)}`)
