@@ -65,8 +65,10 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const claimant = { taskId: context.taskId, attempt: context.attempt }
     const queueKey = { project: payload.project, queueName: queueOf(payload) }
     const budget = transactionBytes[(yield* DatabaseInfo).kind]
-    // Present on the embedded database: each write waits for the searches in progress (see InteractiveFirst).
+    // Present on the embedded database: each write waits its turn behind the searches in progress (see InteractiveFirst).
     const interactiveFirst = yield* Effect.serviceOption(InteractiveFirst)
+    const inTurn = <A, E, R>(write: Effect.Effect<A, E, R>) =>
+      interactiveFirst._tag === "Some" ? interactiveFirst.value.background(write) : write
     const extractOptions = {
       project: payload.project,
       ocr: payload.ocr,
@@ -97,20 +99,21 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
 
     const write = ({ files, documents, bytes }: Transaction) =>
       Effect.gen(function* () {
-        if (interactiveFirst._tag === "Some") yield* interactiveFirst.value.backgroundTurn
-        yield* sql.withTransaction(
-          Effect.gen(function* () {
-            // The commit need not wait for the WAL flush: a crash can only lose whole batches, documents and queue
-            // removals together, whose files are then still queued and indexed again.
-            yield* sql`SET LOCAL synchronous_commit TO OFF`
-            if (documents.length > 0) yield* index.bulkIndex(payload.project, documents)
-            yield* queue.remove(files.map((file) => file.id))
-            yield* checkpointLock.withPermits(1)(
-              Ref.updateAndGet(done, (count) => ({ files: count.files + files.length, bytes: count.bytes + bytes })).pipe(
-                Effect.flatMap(context.checkpoint.save)
+        yield* inTurn(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              // The commit need not wait for the WAL flush: a crash can only lose whole batches, documents and queue
+              // removals together, whose files are then still queued and indexed again.
+              yield* sql`SET LOCAL synchronous_commit TO OFF`
+              if (documents.length > 0) yield* index.bulkIndex(payload.project, documents)
+              yield* queue.remove(files.map((file) => file.id))
+              yield* checkpointLock.withPermits(1)(
+                Ref.updateAndGet(done, (count) => ({ files: count.files + files.length, bytes: count.bytes + bytes })).pipe(
+                  Effect.flatMap(context.checkpoint.save)
+                )
               )
-            )
-          })
+            })
+          )
         )
         const now = yield* Clock.currentTimeMillis
         if (now - lastCounted >= progressCountMillis) {

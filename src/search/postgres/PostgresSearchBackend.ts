@@ -99,11 +99,7 @@ export const makePostgresSearchBackend = (answerCacheBytes: number, options: Sea
        */
       const bounded = <A>(request: BackendRequest, timeoutMillis: number | undefined, work: Effect.Effect<A, SearchFailure>) => {
         const millis = timeoutMillis ?? options.defaultTimeoutMillis ?? defaultTimeoutMillis
-        const admitted = admit(
-          Effect.timeoutFail(work, { duration: millis, onTimeout: () => searchTimedOut(millis) }),
-          request.interactive === true
-        )
-        return request.interactive === true && interactiveFirst._tag === "Some" ? interactiveFirst.value.interactive(admitted) : admitted
+        return admit(Effect.timeoutFail(work, { duration: millis, onTimeout: () => searchTimedOut(millis) }), request.interactive === true)
       }
 
       /**
@@ -336,11 +332,18 @@ export const makePostgresSearchBackend = (answerCacheBytes: number, options: Sea
           return yield* unsupported(`endpoint /${request.path} with ${request.method}`)
         })
 
+      /**
+       * A person's request holds index writes back from its first statement (the indices' generations) to its last, so
+       * that no write starts between them (see InteractiveFirst).
+       */
+      const asInteractive = <A, E>(request: BackendRequest, effect: Effect.Effect<A, E>) =>
+        request.interactive === true && interactiveFirst._tag === "Some" ? interactiveFirst.value.interactive(effect) : effect
+
       const handle = (request: BackendRequest) =>
         Effect.suspend(() =>
           holdsNul(request.body) || [...request.query.values()].some((value) => value.includes("\0")) || request.path.includes("\0")
             ? Effect.fail(illegalArgument("NUL characters are not supported by embedded engine"))
-            : route(request)
+            : asInteractive(request, route(request))
         ).pipe(
           Effect.catchTags({
             SearchRequestError: (error) => Effect.succeed(ok(errorBody(error), error.status)),
