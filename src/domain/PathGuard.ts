@@ -15,9 +15,6 @@ export class PathOutside extends Data.TaggedError("PathOutside")<{ readonly path
 /** A path inside its folder that does not exist, where the caller wants an existing one. */
 export class PathMissing extends Data.TaggedError("PathMissing")<{ readonly path: string }> {}
 
-/** A path that goes through a symbolic link below its folder, where the caller refuses links. */
-export class PathThroughLink extends Data.TaggedError("PathThroughLink")<{ readonly path: string; readonly real: string }> {}
-
 /** An archive member name that cannot name a file below a folder: empty, with a NUL or a backslash, absolute. */
 export class PathInvalid extends Data.TaggedError("PathInvalid")<{ readonly path: string }> {}
 
@@ -49,13 +46,10 @@ export interface GuardOptions {
    * resolved for another reason (permissions, a loop of links) is refused as outside.
    */
   readonly missing: "allowed" | "refused"
-  /** `follow`: links are fine as long as they lead inside. `refuse`: every link below the folder fails with PathThroughLink. */
-  readonly links: "follow" | "refuse"
 }
 
 /** Only the refusals the options make possible, so that callers handle no error that cannot happen. */
-type GuardError<O extends GuardOptions> =
-  PathOutside | (O["missing"] extends "refused" ? PathMissing : never) | (O["links"] extends "refuse" ? PathThroughLink : never)
+type GuardError<O extends GuardOptions> = PathOutside | (O["missing"] extends "refused" ? PathMissing : never)
 
 /**
  * The real path of `requested` (absolute), refused unless it is in `folder` both as written (in the folder as named or
@@ -81,8 +75,6 @@ const check = (folder: string, requested: string, options: GuardOptions) =>
       })
     )
     if (!isWithin(realRoot, resolved)) return yield* outside
-    const unlinked = isWithin(root, target) ? path.join(realRoot, path.relative(root, target)) : target
-    if (options.links === "refuse" && resolved !== unlinked) return yield* new PathThroughLink({ path: target, real: resolved })
     return resolved
   })
 

@@ -18,9 +18,8 @@ fs.symlinkSync(path.join(base, "outside"), path.join(data, "outer-link"))
 
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }))
 
-const follow = { missing: "allowed", links: "follow" } as const
-const existing = { missing: "refused", links: "follow" } as const
-const noLinks = { missing: "refused", links: "refuse" } as const
+const follow = { missing: "allowed" } as const
+const existing = { missing: "refused" } as const
 
 const refusal = <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E>) =>
   Effect.map(Effect.flip(effect), (error) => error._tag)
@@ -60,13 +59,6 @@ describe("PathGuard", () => {
     Effect.gen(function* () {
       expect(yield* guardPath(data, path.join(data, "inner-link", "file.txt"), existing)).toBe(path.join(data, "folder", "file.txt"))
       expect(yield* refusal(guardPath(data, path.join(data, "folder", "missing"), existing))).toBe("PathMissing")
-    })
-  )
-
-  it.effect("refuses links, even inside, where the caller says so", () =>
-    Effect.gen(function* () {
-      expect(yield* refusal(guardPath(data, path.join(data, "inner-link", "file.txt"), noLinks))).toBe("PathThroughLink")
-      expect(yield* guardPath(data, path.join(data, "folder", "file.txt"), noLinks)).toBe(path.join(data, "folder", "file.txt"))
     })
   )
 

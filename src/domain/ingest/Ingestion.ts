@@ -31,7 +31,7 @@ export const directoryInDataDir = (dataDir: string, filePath: string) =>
   Effect.gen(function* () {
     if (filePath.includes("\0")) return yield* new BadRequest({ message: "invalid path" })
     const requested = path.resolve(path.sep, filePath)
-    yield* guardPath(dataDir, requested, { missing: "allowed", links: "follow" }).pipe(
+    yield* guardPath(dataDir, requested, { missing: "allowed" }).pipe(
       Effect.mapError(() => new Forbidden({ message: `${requested} is not in the data folder` }))
     )
     return requested

@@ -139,7 +139,7 @@ export const fileWithin = (folder: string, relative: string) =>
       return Option.none()
     }
     const lookup = Effect.gen(function* () {
-      const real = yield* guardPath(folder, path.join(path.resolve(folder), ...segments), { missing: "refused", links: "follow" })
+      const real = yield* guardPath(folder, path.join(path.resolve(folder), ...segments), { missing: "refused" })
       const stats = yield* Effect.tryPromise(() => fs.stat(real))
       return stats.isFile() ? Option.some({ path: real, size: stats.size }) : Option.none()
     })

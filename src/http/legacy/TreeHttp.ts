@@ -100,7 +100,7 @@ const forbidden = (requested: string) => new Forbidden({ message: `${requested} 
 const tree = Effect.fn("Tree.list")(function* (dataDir: string, dirPath: string, levels: number) {
   if (dirPath.includes("\0")) return yield* new BadRequest({ message: "invalid path" })
   const requested = path.resolve(path.sep, dirPath)
-  const real = yield* guardPath(dataDir, requested, { missing: "refused", links: "follow" }).pipe(
+  const real = yield* guardPath(dataDir, requested, { missing: "refused" }).pipe(
     Effect.catchTags({
       PathMissing: () => Effect.fail(new NotFound({ message: `${requested} does not exist` })),
       PathOutside: () => Effect.fail(forbidden(requested))
