@@ -137,14 +137,17 @@ const contentRead = (request: SearchRequest): ContentRead => {
   return { firstCharacters: analysed + passageMargin }
 }
 
-/** The page's records, whole (content included as far as the source or a highlight needs it), in page order. */
-const pageRecords = (sql: Sql, page: ReadonlyArray<PageEntry>, content: ContentRead) =>
+/**
+ * The page's records, whole (content included as far as the source or a highlight needs it), in page order, read from
+ * the relation the search read (planning the union of record types for 25 conditions cost more than reading them).
+ */
+const pageRecords = (sql: Sql, records: Statement.Fragment, page: ReadonlyArray<PageEntry>, content: ContentRead) =>
   Effect.gen(function* () {
     if (page.length === 0) return []
     const conditions = page.map(
       ([project, id, path]) => sql`(r.project = ${project} AND r.id = ${id} AND r.path IS NOT DISTINCT FROM ${path})`
     )
-    const rows = yield* sql<RecordRow>`SELECT ${recordColumns(sql, "r", content)} FROM search_records r WHERE ${sql.or(conditions)}`
+    const rows = yield* sql<RecordRow>`SELECT ${recordColumns(sql, "r", content)} FROM ${records} r WHERE ${sql.or(conditions)}`
     const byKey = new Map(rows.map((row) => [`${row.project}\0${row.id}\0${row.path}`, row]))
     return page.flatMap((entry) => {
       const row = byKey.get(`${entry[0]}\0${entry[1]}\0${entry[2]}`)
@@ -166,6 +169,7 @@ export const runSearch = (
     const scored = clauses.some((clause) => clause._tag === "Score")
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
+    const records = recordsOf(sql, request.query)
     const columns = [
       ...matchedColumns(sql, aggregatedFields(request), withPage),
       ...(withPage ? [sql`${scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")} AS score`] : []),
@@ -174,7 +178,7 @@ export const runSearch = (
     const rows = yield* sql<Record<string, unknown>>`
       WITH matched AS MATERIALIZED (
         SELECT ${columns.length === 0 ? sql.literal("1 AS found") : sql.csv(columns)}
-        FROM ${recordsOf(sql, request.query)} r WHERE ${scope.where}
+        FROM ${records} r WHERE ${scope.where}
       )
       SELECT ${totalCount(sql, request.trackTotalHits)} AS total,
         ${request.size === 0 ? sql.literal("'[]'::json") : pageSelect(sql, keys, request.from, request.size)} AS page
@@ -184,8 +188,8 @@ export const runSearch = (
       Effect.map(part.finish(row[`a${index}`]), (value) => [name, value] as const)
     )
     const page = (Array.isArray(row.page) ? row.page : []) as ReadonlyArray<PageEntry>
-    const records = yield* pageRecords(sql, page, contentRead(request))
-    const hits = records.map(({ row: record, entry }) => {
+    const pageRows = yield* pageRecords(sql, records, page, contentRead(request))
+    const hits = pageRows.map(({ row: record, entry }) => {
       const highlight = Object.fromEntries(
         request.highlight.flatMap((field) => {
           const text = field.field === "content" ? record.content : null
