@@ -56,10 +56,7 @@ export const batchSearchRpcHandlers = (callers: RpcCallers) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.copy(uuid, changes, viewerOf(caller))),
         publishBatchSearch: ({ uuid, published }, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.publish(uuid, published, viewerOf(caller))),
-        stopBatchSearch: ({ uuid }, { headers }) =>
-          Effect.flatMap(callers.caller(headers), ({ editor }) => tasks.stop(editor.login, uuid)).pipe(
-            Effect.tap((stopped) => (stopped ? batchSearches.endStopped(uuid) : Effect.void))
-          ),
+        stopBatchSearch: ({ uuid }, { headers }) => Effect.flatMap(callers.caller(headers), ({ editor }) => tasks.stop(editor.login, uuid)),
         deleteBatchSearch: ({ uuid }, { headers }) =>
           Effect.flatMap(callers.caller(headers), (caller) => batchSearches.remove(viewerOf(caller), uuid)).pipe(
             Effect.map((deleted) => deleted > 0)

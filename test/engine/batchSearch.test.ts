@@ -147,6 +147,30 @@ for (const database of databaseKinds) {
           expect(stopped.batchResults).toBe((yield* results(uuid)).length)
         })
       )
+
+      it.scoped("a batch search stopped before its task starts ends in FAILURE too, not QUEUED for good", () =>
+        Effect.gen(function* () {
+          yield* clearTasks
+          const uuid = "00000000-0000-4000-8000-000000000004"
+          // An engine without the batch search kind: its task stays queued, as under load before a worker claims it.
+          const context = yield* startEngine({})
+          const task = yield* Effect.provide(submit("stopped while queued", uuid), context)
+          expect(yield* state(uuid)).toMatchObject({ state: "QUEUED" })
+          expect(
+            yield* Effect.provide(
+              Effect.flatMap(Engine, (engine) => engine.stop(task)),
+              context
+            )
+          ).toBe(true)
+          expect(yield* readTask(task.id)).toMatchObject({ state: "CANCELLED" })
+          expect(yield* state(uuid)).toEqual({ state: "FAILURE", batchResults: 0 })
+          const message = yield* Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql<{ message: string }>`SELECT error_message AS message FROM batch_searches WHERE uuid = ${uuid}`
+          ).pipe(Effect.orDie)
+          expect(message).toEqual([{ message: "the batch search was stopped" }])
+        })
+      )
     })
   })
 }

@@ -264,14 +264,6 @@ export class BatchSearches extends Effect.Service<BatchSearches>()("quarry/Batch
       return (yield* repo.remove(viewer.userId, uuid)).length
     })
 
-    /**
-     * Ends a batch search whose task was just stopped (cancelled) in FAILURE. Its job does so when it is interrupted,
-     * but a task stopped while still queued never runs, and its batch search stayed QUEUED for ever.
-     */
-    const endStopped = Effect.fn("BatchSearches.endStopped")(function* (uuid: string) {
-      yield* repo.failStopped(uuid)
-    })
-
-    return { create, createFromQueries, copy, list, filter, get, queries, results, resultStream, resultsCsv, publish, endStopped, remove }
+    return { create, createFromQueries, copy, list, filter, get, queries, results, resultStream, resultsCsv, publish, remove }
   })
 }) {}
