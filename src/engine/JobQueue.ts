@@ -229,6 +229,12 @@ export class JobQueue extends Effect.Service<JobQueue>()("quarry/JobQueue", {
       return Option.map(Option.fromNullable(rows[0]), taskFromRow)
     }, dieOnSqlError)
 
+    /** Whether the task was stopped (rather than handed back at shutdown, or finished). */
+    const isCancelled = Effect.fn("JobQueue.isCancelled")(function* (id: string) {
+      const rows = yield* sql<{ cancelled: boolean }>`SELECT state = 'CANCELLED' AS cancelled FROM tasks WHERE id = ${id}`
+      return rows[0]?.cancelled === true
+    })
+
     return {
       enqueue,
       claim,
@@ -247,7 +253,8 @@ export class JobQueue extends Effect.Service<JobQueue>()("quarry/JobQueue", {
       find,
       listOwnedBy,
       deleteFinishedOf,
-      deleteIfFinished
+      deleteIfFinished,
+      isCancelled
     }
   })
 }) {}

@@ -249,6 +249,12 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       yield* sql`UPDATE batch_searches SET state = ${state}, error_message = ${errorMessage}, error_query = ${errorQuery} WHERE uuid = ${uuid}`
     }, Effect.orDie)
 
+    /** Ends a batch search whose task was stopped in FAILURE, unless it had ended already. */
+    const failStopped = Effect.fn("BatchSearchRepo.failStopped")(function* (uuid: string) {
+      yield* sql`UPDATE batch_searches SET state = 'FAILURE', error_message = 'the batch search was stopped'
+        WHERE uuid = ${uuid} AND state IN ('QUEUED', 'RUNNING')`
+    }, Effect.orDie)
+
     return {
       insert,
       find,
@@ -264,7 +270,8 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       resultCount,
       insertResults,
       setQueryResults,
-      finish
+      finish,
+      failStopped
     }
   })
 }) {}

@@ -5,6 +5,7 @@ import { errorReason, hitsOf, searchBody, type Hit } from "../../domain/batch-se
 import { BatchSearchRepo, type ResultToStore } from "../../domain/batch-search/BatchSearchRepo.ts"
 import { type EmbeddedQuery, embeddedQuery, projectsIndexed, searchEmbedded } from "../../domain/batch-search/EmbeddedBatchSearch.ts"
 import { maxResultWindow, SearchBackend } from "../../search/SearchBackend.ts"
+import { JobQueue } from "../JobQueue.ts"
 import { BatchQueryFailed, BatchSearchJob } from "./BatchSearchJob.ts"
 
 /** Results of a whole batch search are capped, as in the reference (60 000 less one scroll page). */
@@ -165,12 +166,18 @@ export const BatchSearchJobLive = BatchSearchJob.toLayer((payload, context) =>
     yield* repo.finish(search.uuid, "SUCCESS", null, null)
     return stored
   }).pipe(
-    // A query that fails ends the batch search here. A stop (the task CANCELLED) ends it in the database (migration
-    // 0130), whether or not this handler ever ran; a shutdown leaves it RUNNING for the next process.
     Effect.tapError((error) =>
       Effect.flatMap(BatchSearchRepo, (repo) =>
         repo.finish(payload.uuid, "FAILURE", `SearchException: query='${error.query}' message='${error.message}'`, error.query)
       )
+    ),
+    // A stop (the task CANCELLED) ends the batch search in the database as the task is cancelled (migration 0130), even
+    // before the handler runs; a handler already running may write after that (its start, a failed query), so it ends
+    // it again on its way out, interrupted or failed. A shutdown leaves it RUNNING for the next process.
+    Effect.ensuring(
+      Effect.gen(function* () {
+        if (yield* (yield* JobQueue).isCancelled(context.taskId)) yield* (yield* BatchSearchRepo).failStopped(payload.uuid)
+      }).pipe(Effect.ignoreLogged)
     )
   )
 )
