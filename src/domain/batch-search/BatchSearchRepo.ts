@@ -249,10 +249,12 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       yield* sql`UPDATE batch_searches SET state = ${state}, error_message = ${errorMessage}, error_query = ${errorQuery} WHERE uuid = ${uuid}`
     }, Effect.orDie)
 
-    /** Ends a batch search whose task was stopped in FAILURE, unless it had ended already. */
+    /**
+     * Ends a batch search whose task was stopped in FAILURE, unless it had ended already: the same function the task's
+     * cancellation runs (migration 0130).
+     */
     const failStopped = Effect.fn("BatchSearchRepo.failStopped")(function* (uuid: string) {
-      yield* sql`UPDATE batch_searches SET state = 'FAILURE', error_message = 'the batch search was stopped'
-        WHERE uuid = ${uuid} AND state IN ('QUEUED', 'RUNNING')`
+      yield* sql`SELECT quarry_end_stopped_batch_search(${uuid}::bpchar)`
     }, Effect.orDie)
 
     return {
