@@ -178,6 +178,36 @@ for (const database of databaseKinds) {
           expect(last.dirname).toBe("/data/folder1")
         })
       )
+
+      it.effect(
+        "keeps each word of the content and of the default fields once in the lexicon, with later batches' and tags' new words",
+        () =>
+          Effect.gen(function* () {
+            const project = "lexicon"
+            const file = yield* inWorkDir("lexicon.txt")
+            yield* Effect.promise(() => writeFile(file, "Template.\n"))
+            const [template] = yield* extract(project, file)
+            const document = (n: number, content: string) => ({
+              ...template!,
+              id: `${n}`.padStart(64, "0"),
+              rootDocument: `${n}`.padStart(64, "0"),
+              path: `/data/note${n}.txt`,
+              content,
+              contentLength: content.length,
+              contentTextLength: content.length
+            })
+            yield* withServer((index) => index.bulkIndex(project, [document(1, "Alpha beta beta"), document(2, "beta gamma alpha")]))
+            yield* withServer((index) => index.bulkIndex(project, [document(3, "gamma delta alpha")]))
+            yield* withServer((index) => index.addTags(project, [document(1, "").id], ["Epsilon"]))
+            const lexicon = (field: "c" | "m") =>
+              withServer(
+                (_, sql) =>
+                  sql<{ word: string }>`SELECT word FROM index_words WHERE project = ${project} AND field = ${field} ORDER BY word`
+              ).pipe(Effect.map((rows) => rows.map((row) => row.word)))
+            expect(yield* lexicon("c")).toEqual(["alpha", "beta", "delta", "gamma"])
+            expect(yield* lexicon("m")).toEqual(["data", "epsilon", "lexicon.txt", "note1", "note2", "note3", "txt"])
+          })
+      )
     })
   })
 }
