@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect } from "effect"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 import type { Hit } from "./BatchQuery.ts"
 import type {
   BatchSearchFilter,
@@ -73,16 +74,16 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
           FROM unnest(${chunk}::text[]) WITH ORDINALITY AS q(query, ordinality)`,
         { discard: true }
       )
-    }, Effect.orDie)
+    })
 
     const find = Effect.fn("BatchSearchRepo.find")(function* (uuid: string) {
       return Arr.head(yield* sql<BatchSearchRow>`SELECT ${columns} FROM batch_searches b WHERE b.uuid = ${uuid}`)
-    }, Effect.orDie)
+    })
 
     /** Every visible batch search, newest first. */
     const listVisible = Effect.fn("BatchSearchRepo.listVisible")(function* (viewer: Viewer) {
       return yield* sql<BatchSearchRow>`SELECT ${columns} FROM batch_searches b WHERE ${visibleTo(viewer)} ORDER BY b.batch_date DESC, b.uuid`
-    }, Effect.orDie)
+    })
 
     /** One page of the visible batch searches matching the filter, and how many match in all. */
     const filter = Effect.fn("BatchSearchRepo.filter")(function* (viewer: Viewer, filter: BatchSearchFilter) {
@@ -118,7 +119,7 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
         yield* sql<BatchSearchRow>`SELECT ${columns} FROM batch_searches b WHERE ${conditions} ORDER BY ${order}, b.uuid ${paging}`
       const total = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM batch_searches b WHERE ${conditions}`
       return { items, total: total[0]?.total ?? 0 }
-    }, Effect.orDie)
+    })
 
     /** Queries in CSV order with their result counts. */
     const queries = Effect.fn("BatchSearchRepo.queries")(function* (
@@ -131,7 +132,7 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       return yield* sql<{ query: string; queryResults: number }>`SELECT query, query_results AS "queryResults" FROM batch_search_queries
         WHERE search_uuid = ${uuid} AND ${search} AND ${capped}
         ORDER BY ${sql(options.orderBy)}, query_number ${limit} OFFSET ${options.from}`
-    }, Effect.orDie)
+    })
 
     /** Results, by default in query (CSV) order then rank. */
     const results = Effect.fn("BatchSearchRepo.results")(function* (uuid: string, filter: ResultsFilter) {
@@ -156,7 +157,7 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
           content_length::float8 AS "contentLength", prj_id AS project
         FROM batch_search_results WHERE search_uuid = ${uuid} AND ${queryCondition} AND ${typeCondition}
         ORDER BY ${order} ${paging}`
-    }, Effect.orDie)
+    })
 
     /** Up to `limit` results after `after` in query (CSV) then rank order: one page of a results stream. */
     const resultPage = Effect.fn("BatchSearchRepo.resultPage")(function* (
@@ -180,13 +181,13 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
           content_length::float8 AS "contentLength", prj_id AS project
         FROM batch_search_results WHERE search_uuid = ${uuid} AND ${queryCondition} AND ${typeCondition} AND ${afterCondition}
         ORDER BY query_number, doc_nb LIMIT ${limit}`
-    }, Effect.orDie)
+    })
 
     const setPublished = Effect.fn("BatchSearchRepo.setPublished")(function* (uuid: string, userId: string, published: boolean) {
       const rows =
         yield* sql`UPDATE batch_searches SET published = ${published} WHERE uuid = ${uuid} AND user_id = ${userId} RETURNING uuid`
       return rows.length > 0
-    }, Effect.orDie)
+    })
 
     /** Deletes the user's batch searches (with their children) but never a running one; answers the uuids deleted. */
     const remove = Effect.fn("BatchSearchRepo.remove")(function* (userId: string, uuid?: string) {
@@ -195,22 +196,22 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
         uuid: string
       }>`DELETE FROM batch_searches WHERE user_id = ${userId} AND ${one} AND state <> 'RUNNING' RETURNING uuid`
       return rows.map((row) => row.uuid)
-    }, Effect.orDie)
+    })
 
     /** The queries still to run, from CSV position `done` on. */
     const pendingQueries = Effect.fn("BatchSearchRepo.pendingQueries")(function* (uuid: string, done: number) {
       return yield* sql<{ queryNumber: number; query: string }>`SELECT query_number AS "queryNumber", query FROM batch_search_queries
         WHERE search_uuid = ${uuid} AND query_number >= ${done} ORDER BY query_number`
-    }, Effect.orDie)
+    })
 
     const start = Effect.fn("BatchSearchRepo.start")(function* (uuid: string) {
       yield* sql`UPDATE batch_searches SET state = 'RUNNING', error_message = NULL, error_query = NULL WHERE uuid = ${uuid}`
-    }, Effect.orDie)
+    })
 
     const resultCount = Effect.fn("BatchSearchRepo.resultCount")(function* (uuid: string) {
       const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM batch_search_results WHERE search_uuid = ${uuid}`
       return rows[0]?.count ?? 0
-    }, Effect.orDie)
+    })
 
     /** Stores result rows in one statement. */
     const insertResults = Effect.fn("BatchSearchRepo.insertResults")(function* (uuid: string, rows: ReadonlyArray<ResultToStore>) {
@@ -226,7 +227,7 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
           ${hit.rootId}, ${hit.path}, ${hit.creationDate}, ${hit.contentType}, ${hit.contentLength}, ${hit.project})`
           )
         )}`
-    }, Effect.orDie)
+    })
 
     /** Result counts of queries, and the batch's total made again from its queries'. */
     const setQueryResults = Effect.fn("BatchSearchRepo.setQueryResults")(function* (
@@ -238,7 +239,7 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
         WHERE q.search_uuid = ${uuid} AND q.query_number = v.query_number`
       yield* sql`UPDATE batch_searches SET batch_results = (SELECT coalesce(sum(query_results), 0) FROM batch_search_queries WHERE search_uuid = ${uuid})
         WHERE uuid = ${uuid}`
-    }, Effect.orDie)
+    })
 
     const finish = Effect.fn("BatchSearchRepo.finish")(function* (
       uuid: string,
@@ -247,7 +248,7 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       errorQuery: string | null
     ) {
       yield* sql`UPDATE batch_searches SET state = ${state}, error_message = ${errorMessage}, error_query = ${errorQuery} WHERE uuid = ${uuid}`
-    }, Effect.orDie)
+    })
 
     /**
      * Ends a batch search whose task was stopped in FAILURE, unless it had ended already: the same function the task's
@@ -255,9 +256,9 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
      */
     const failStopped = Effect.fn("BatchSearchRepo.failStopped")(function* (uuid: string) {
       yield* sql`SELECT quarry_end_stopped_batch_search(${uuid}::bpchar)`
-    }, Effect.orDie)
+    })
 
-    return {
+    return dieOnSqlErrors({
       insert,
       find,
       listVisible,
@@ -274,7 +275,7 @@ export class BatchSearchRepo extends Effect.Service<BatchSearchRepo>()("quarry/B
       setQueryResults,
       finish,
       failStopped
-    }
+    })
   })
 }) {}
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Array as Arr, Effect } from "effect"
-import { dieOnSqlError } from "../../db/SqlFailure.ts"
+import { dieOnSqlErrors } from "../../db/SqlFailure.ts"
 
 /** A stored batch-search result, with whether it is left out of the task. */
 export interface HitRow {
@@ -67,21 +67,21 @@ export class ReviewBridgeRepo extends Effect.Service<ReviewBridgeRepo>()("quarry
           AND (cardinality(${selection.queries}::text[]) = 0 OR r.query = ANY(${selection.queries}::text[]))
           AND r.doc_nb < ${selection.maxHitsPerQuery}
         ORDER BY r.query_number, r.doc_nb`
-    }, dieOnSqlError)
+    })
 
     /** The queries of a batch search. */
     const queries = Effect.fn("ReviewBridgeRepo.queries")(function* (uuid: string) {
       return (yield* sql<{ query: string }>`SELECT query FROM batch_search_queries WHERE search_uuid = ${uuid}`).map((row) => row.query)
-    }, dieOnSqlError)
+    })
 
     /** The task's review project, the task row locked until the transaction ends (concurrent runs add hits once). */
     const lockTask = Effect.fn("ReviewBridgeRepo.lockTask")(function* (taskId: number) {
       return Arr.head(yield* sql<{ projectId: number }>`SELECT project_id AS "projectId" FROM review_tasks WHERE id = ${taskId} FOR UPDATE`)
-    }, dieOnSqlError)
+    })
 
     const taskProject = Effect.fn("ReviewBridgeRepo.taskProject")(function* (taskId: number) {
       return Arr.head(yield* sql<{ projectId: number }>`SELECT project_id AS "projectId" FROM review_tasks WHERE id = ${taskId}`)
-    }, dieOnSqlError)
+    })
 
     /** Ids among `ids` that have no row in `table`. */
     const missingIds = Effect.fn("ReviewBridgeRepo.missingIds")(function* (
@@ -92,13 +92,13 @@ export class ReviewBridgeRepo extends Effect.Service<ReviewBridgeRepo>()("quarry
         SELECT wanted.id FROM unnest(${ids}::int[]) AS wanted (id)
         WHERE NOT EXISTS (SELECT 1 FROM ${sql.literal(table)} t WHERE t.id = wanted.id)`
       return rows.map((row) => row.id)
-    }, dieOnSqlError)
+    })
 
     /** users.id by login, for callers that name checkers by login (the command line). */
     const userIds = Effect.fn("ReviewBridgeRepo.userIds")(function* (logins: ReadonlyArray<string>) {
       const rows = yield* sql<{ id: number; login: string }>`SELECT id, login FROM users WHERE login = ANY(${logins}::text[])`
       return new Map(rows.map((row) => [row.login, row.id] as const))
-    }, dieOnSqlError)
+    })
 
     /** A task with its template setting (TEXT) and checkers, attributing its records automatically. */
     const insertTask = Effect.fn("ReviewBridgeRepo.insertTask")(function* (task: NewTask) {
@@ -111,7 +111,7 @@ export class ReviewBridgeRepo extends Effect.Service<ReviewBridgeRepo>()("quarry
         yield* sql`INSERT INTO review_task_checkers (task_id, checker_id) SELECT ${created!.id}, unnest(${[...new Set(task.checkers)]}::int[])`
       }
       return created!.id
-    }, dieOnSqlError)
+    })
 
     /** Inserts the records a task does not hold yet (same document and query), in order; answers the new ids. */
     const insertRecords = Effect.fn("ReviewBridgeRepo.insertRecords")(function* (taskId: number, records: ReadonlyArray<NewRecord>) {
@@ -126,7 +126,7 @@ export class ReviewBridgeRepo extends Effect.Service<ReviewBridgeRepo>()("quarry
         ORDER BY u.position
         RETURNING id`
       return rows.map((row) => row.id)
-    }, dieOnSqlError)
+    })
 
     /**
      * Documents of the task's confirmed records: at least one finished review, and every finished review's choice
@@ -142,8 +142,8 @@ export class ReviewBridgeRepo extends Effect.Service<ReviewBridgeRepo>()("quarry
             SELECT 1 FROM review_task_record_reviews v LEFT JOIN review_choices c ON c.id = v.choice_id
             WHERE v.task_record_id = rec.id AND v.status = 'DONE' AND (c.value IS NULL OR NOT c.value = ANY(${values}::text[])))
         ORDER BY rec.id`
-    }, dieOnSqlError)
+    })
 
-    return { hits, queries, lockTask, taskProject, missingIds, userIds, insertTask, insertRecords, confirmedDocuments }
+    return dieOnSqlErrors({ hits, queries, lockTask, taskProject, missingIds, userIds, insertTask, insertRecords, confirmedDocuments })
   })
 }) {}
