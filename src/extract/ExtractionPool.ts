@@ -2,6 +2,7 @@ import { statSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Context, Effect, Layer } from "effect"
+import { eventLoopTurn } from "../EventLoop.ts"
 import { makeWorkerPool } from "../workers/WorkerPool.ts"
 import type { ExtractedDocument, ExtractOptions } from "./Document.ts"
 import { DocumentUnreadable } from "./ExtractErrors.ts"
@@ -36,16 +37,6 @@ const slowExtensions = new Set([
   ".mbox"
 ])
 
-/**
- * A turn of the event loop for the requests waiting on it. Effect resumes fibers through microtasks, which run before
- * any I/O callback, so without it a claim's small files (and the promise chains of their parsers) were extracted back
- * to back: the server answered nothing for up to 1.7 s while an index task ran.
- */
-const eventLoopTurn = Effect.async<void>((resume) => {
-  const turn = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(turn))
-})
-
 const make = (sizes: OffThreadSizes) =>
   Effect.gen(function* () {
     const extractor = yield* Extractor
@@ -68,6 +59,8 @@ const make = (sizes: OffThreadSizes) =>
       const size = yield* Effect.try(() => statSync(filePath, { throwIfNoEntry: false })?.size ?? 0).pipe(Effect.orElseSucceed(() => 0))
       const threshold = slowExtensions.has(path.extname(filePath).toLowerCase()) ? sizes.slowTypeBytes : sizes.anyBytes
       if (size >= threshold) return yield* onWorker(filePath, options)
+      // A turn of the event loop after each file: without it a claim's small files (and the promise chains of their
+      // parsers) were extracted back to back, and the server answered nothing for up to 1.7 s while an index task ran.
       return yield* Effect.zipLeft(extractor.extract(filePath, options), eventLoopTurn)
     })
 

@@ -289,6 +289,33 @@ for (const database of databaseKinds) {
         }).pipe(Effect.withClock(Clock.make()))
       )
 
+      it.effect("a search whose highlighting outlasts its deadline answers 504 at the deadline, not once every hit is highlighted", () =>
+        Effect.gen(function* () {
+          // Long texts of words a wildcard matches: highlighting tests every word of each, far longer than the SQL.
+          const longProject = "bounded-long"
+          const text = Array.from({ length: 80_000 }, (_, index) => ["prolix", "protean", "provost", "quiet", "river."][index % 5]).join(
+            " "
+          )
+          const index = yield* DocumentIndex
+          yield* index.createIndex(longProject)
+          yield* index.bulkIndex(
+            longProject,
+            Array.from({ length: 6 }, (_, n) => makeDocument(`long-${n}`, text, "long"))
+          )
+          const search = (timeout: string) =>
+            send(
+              { query: { query_string: { query: "pro*" } }, highlight: { fields: { content: {} } }, _source: false, timeout },
+              `${longProject}/_search`
+            )
+          const whole = yield* search("30s")
+          expect(whole.status).toBe(200)
+          expect(JSON.stringify(whole.body)).toContain("<em>prolix</em>")
+          const late = yield* search("100ms")
+          expect(late.status).toBe(504)
+          expect(rootCause(late.body).root_cause[0]!.type).toBe("search_timeout_exception")
+        }).pipe(Effect.withClock(Clock.make()))
+      )
+
       it.effect("a new document is found by fuzzy and wildcard terms at once, and a tag by a wildcard on the default field", () =>
         Effect.gen(function* () {
           const index = yield* DocumentIndex

@@ -1,5 +1,6 @@
 import type { SqlError, Statement } from "@effect/sql"
 import { Effect } from "effect"
+import { eventLoopTurn } from "../../../EventLoop.ts"
 import type { Query, SearchRequest } from "./Ast.ts"
 import { type AggregationPart, aggregationParts } from "./Aggs.ts"
 import { compileQuery } from "./Compile.ts"
@@ -155,6 +156,26 @@ const pageRecords = (sql: Sql, records: Statement.Fragment, page: ReadonlyArray<
     })
   })
 
+/** A hit as ES shows it: where it is, its score, its source as asked, its highlights and its sort values. */
+const hitOf = (request: SearchRequest, record: RecordRow, entry: PageEntry) => {
+  const highlight = Object.fromEntries(
+    request.highlight.flatMap((field) => {
+      const text = field.field === "content" ? record.content : null
+      const fragments = text === null ? [] : highlightText(text, request.query, field)
+      return fragments.length === 0 ? [] : [[field.field, fragments] as const]
+    })
+  )
+  return {
+    _index: record.project,
+    _id: record.id,
+    _score: entry[3],
+    ...routingOf(record),
+    ...(request.source === false ? {} : { _source: filterSource(sourceOf(record), request.source) }),
+    ...(Object.keys(highlight).length === 0 ? {} : { highlight }),
+    ...(request.sort === undefined ? {} : { sort: entry.slice(4) })
+  }
+}
+
 export const runSearch = (
   sql: Sql,
   indices: ReadonlyArray<string>,
@@ -189,24 +210,14 @@ export const runSearch = (
     )
     const page = (Array.isArray(row.page) ? row.page : []) as ReadonlyArray<PageEntry>
     const pageRows = yield* pageRecords(sql, records, page, contentRead(request))
-    const hits = pageRows.map(({ row: record, entry }) => {
-      const highlight = Object.fromEntries(
-        request.highlight.flatMap((field) => {
-          const text = field.field === "content" ? record.content : null
-          const fragments = text === null ? [] : highlightText(text, request.query, field)
-          return fragments.length === 0 ? [] : [[field.field, fragments] as const]
-        })
+    // One hit at a time, with a turn of the event loop after each: highlighting a long text is synchronous work,
+    // which the search's deadline (a timer) can only interrupt between hits.
+    const hits = yield* Effect.forEach(pageRows, ({ row: record, entry }) =>
+      Effect.zipLeft(
+        Effect.sync(() => hitOf(request, record, entry)),
+        eventLoopTurn
       )
-      return {
-        _index: record.project,
-        _id: record.id,
-        _score: entry[3],
-        ...routingOf(record),
-        ...(request.source === false ? {} : { _source: filterSource(sourceOf(record), request.source) }),
-        ...(Object.keys(highlight).length === 0 ? {} : { highlight }),
-        ...(request.sort === undefined ? {} : { sort: entry.slice(4) })
-      }
-    })
+    )
     const scores = page.flatMap((entry) => (entry[3] === null ? [] : [entry[3]]))
     const total = totalValue(request.trackTotalHits, row.total)
     return {
