@@ -133,6 +133,26 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.effect(
+        database === "postgres"
+          ? "compresses long content with LZ4, which a page of long hits decompresses faster than pglz"
+          : "keeps long content uncompressed, as PGlite has no LZ4 and its pglz runs in WebAssembly",
+        () =>
+          Effect.gen(function* () {
+            const project = "storage"
+            const file = yield* inWorkDir("storage.txt")
+            // Long and repetitive enough to be moved out of line and compressed by any method offered the chance.
+            yield* Effect.promise(() => writeFile(file, Array.from({ length: 4_000 }, (_, i) => `word${i % 997} sentence ${i}.`).join(" ")))
+            const [document] = yield* extract(project, file)
+            yield* withServer((index) => index.bulkIndex(project, [document!]))
+            const stored = yield* withServer(
+              (_, sql) => sql<{ method: string | null }>`
+                SELECT pg_column_compression(content) AS method FROM documents WHERE project = ${project} AND id = ${document!.id}`
+            )
+            expect(stored[0]!.method).toBe(database === "postgres" ? "lz4" : null)
+          })
+      )
+
       it.effect("stores NULs and lone UTF-16 halves of an extracted text as U+FFFD, keeping its length", () =>
         Effect.gen(function* () {
           const project = "unstorable"
