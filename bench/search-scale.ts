@@ -18,7 +18,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { Effect, Fiber, Layer, Schedule } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { DatabaseInfo } from "../src/db/Database.ts"
 import { Engine } from "../src/engine/Engine.ts"
 import { IndexJob } from "../src/engine/kinds/IndexJob.ts"
@@ -37,6 +37,7 @@ import { clientQuery, percentile, round, searchBody } from "./_clientSearch.ts"
 import { realDocuments, unpackedDir } from "./_realDocs.ts"
 import { generateScaleCorpus, generatedRoot, random } from "./_scaleCorpus.ts"
 import { report } from "./report.ts"
+import { sampleStatusApart } from "./_statusSampler.ts"
 
 const sizes = (process.env.BENCH_SCALE_SIZES ?? "10000,100000,1000000").split(",").map(Number)
 const embeddedMax = Number(process.env.BENCH_SCALE_EMBEDDED_MAX ?? 100_000)
@@ -298,14 +299,6 @@ const postSearch = (url: string, project: string, body: unknown) =>
     }
   })
 
-/** `/api/status` every 20 ms until interrupted; the latencies land in `into`. */
-const sampleStatus = (url: string, into: Array<number>) =>
-  Effect.promise(async () => {
-    const begin = performance.now()
-    await (await fetch(`${url}/api/status`)).arrayBuffer()
-    into.push(performance.now() - begin)
-  }).pipe(Effect.repeat(Schedule.spaced("20 millis")))
-
 const bounded = (project: string, set: QuerySet) =>
   Effect.gen(function* () {
     const url = yield* TestDatabaseUrl
@@ -314,8 +307,7 @@ const bounded = (project: string, set: QuerySet) =>
       ["serve", "--tcpListenPort", "0", "--dataSourceUrl", url, "--dataDir", home, "--defaultProject", project],
       home
     )
-    const latencies: Array<number> = []
-    const sampler = yield* Effect.fork(sampleStatus(server.url, latencies))
+    const sampler = yield* sampleStatusApart(server.url)
     const [word, ...others] = set.mediumWords.filter((candidate) => candidate.length >= 5)
     const target = word ?? set.mediumWords[0]!
     const expensive: Record<string, object> = {
@@ -340,7 +332,7 @@ const bounded = (project: string, set: QuerySet) =>
       concurrency: "unbounded"
     })
     const loadSeconds = round((performance.now() - started) / 1_000)
-    yield* Fiber.interrupt(sampler)
+    const latencies = [...(yield* sampler.stop)]
     const statuses: Record<string, number> = {}
     for (const answer of answers) statuses[String(answer.status)] = (statuses[String(answer.status)] ?? 0) + 1
     latencies.sort((a, b) => a - b)
