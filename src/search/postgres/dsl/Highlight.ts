@@ -223,23 +223,50 @@ const isAscii = (text: string, start: number, end: number) => {
   return true
 }
 
+/** Lower-case ASCII letters, the rarest in English text first. */
+const lettersRarestFirst = "zqxjkvbpygfwmucldrhsnioate"
+
+/**
+ * Where a sought ASCII word is looked for from: its digit, whose case cannot vary, or else its rarest letter, so
+ * that the native search for that character stops at few places that are not the word.
+ */
+const anchorOf = (word: string) => {
+  let anchor = 0
+  let anchorRank = Infinity
+  for (let at = 0; at < word.length; at++) {
+    const rank = lettersRarestFirst.indexOf(word[at]!)
+    if (rank < anchorRank) [anchor, anchorRank] = [at, rank]
+  }
+  return anchor
+}
+
+/** Whether the units from `start` are `word` (lower-case ASCII) in any case: ASCII units only. */
+const isAsciiWordAt = (text: string, start: number, word: string) => {
+  for (let i = 0; i < word.length; i++) if (lowerAscii(text.charCodeAt(start + i)) !== word.charCodeAt(i)) return false
+  return true
+}
+
 /**
  * The same words as `matches` when only whole words are sought (no phrase, no test), found by the runtime's native
- * string search instead of walking every word: ASCII words fold to their lower case, so each sought ASCII word is
- * looked for in the lower-cased text and kept where word boundaries surround it; a word with a unit beyond ASCII is
- * reached from that unit and folded whole, as `matches` does. Undefined when lower-casing changes the text's length
- * (U+0130 is the only unit that does), since positions in the lower-cased text would then be off.
+ * string search instead of walking every word. An ASCII word folds to its lower case, so each sought ASCII word is
+ * looked for from its anchor character, in both cases, and kept where the units around the anchor spell it in ASCII
+ * and word boundaries surround it: the text is never lower-cased whole (a quarter of a long page's highlighting). A
+ * word with a unit beyond ASCII is reached from that unit and folded whole, as `matches` does.
  */
-const nativeWordMatches = (text: string, sought: ReadonlySet<string>, limit: number): Found | undefined => {
-  const lower = text.toLowerCase()
-  if (lower.length !== text.length) return undefined
+const nativeWordMatches = (text: string, sought: ReadonlySet<string>, limit: number): Found => {
   const scanEnd = Math.min(limit, text.length)
   const hits: Array<Span> = []
   for (const word of sought) {
     if (!isAscii(word, 0, word.length)) continue
-    for (let at = lower.indexOf(word); at !== -1 && at < scanEnd; at = lower.indexOf(word, at + 1)) {
-      const end = at + word.length
-      if (wordCharacterBefore(text, at) === 0 && wordCharacterAt(text, end) === 0 && isAscii(text, at, end)) hits.push({ start: at, end })
+    const anchor = anchorOf(word)
+    const lower = word[anchor]!
+    for (const unit of new Set([lower, lower.toUpperCase()])) {
+      for (let at = text.indexOf(unit, anchor); at !== -1 && at - anchor < scanEnd; at = text.indexOf(unit, at + 1)) {
+        const start = at - anchor
+        const end = start + word.length
+        if (isAsciiWordAt(text, start, word) && wordCharacterBefore(text, start) === 0 && wordCharacterAt(text, end) === 0)
+          hits.push({ start, end })
+      }
     }
   }
   const folded = new Map<string, string>()
@@ -329,7 +356,9 @@ export const highlightText = (text: string, query: Query, field: HighlightField)
   const wordsOnly = matchers.tests.length === 0 && matchers.phrases.length === 0 && matchers.words.size <= maxNativelySoughtWords
   const found = nothingSought
     ? { starts: [], ends: [] }
-    : ((wordsOnly ? nativeWordMatches(text, matchers.words, limit) : undefined) ?? matches(text, matchers, limit))
+    : wordsOnly
+      ? nativeWordMatches(text, matchers.words, limit)
+      : matches(text, matchers, limit)
   const count = found.starts.length
   if (count === 0) return noMatch(text, field.noMatchSize)
   if (field.numberOfFragments === 0) return [mark(text, { start: 0, end: text.length }, found, 0, count, field)]
