@@ -1,6 +1,8 @@
 /**
  * Generated corpora of the search-scale benchmark: documents of pseudo-words drawn with Zipf frequencies (rank r
- * drawn with probability ∝ 1/r, frequent words short, as in real text), log-normal lengths (median ≈ 3 KB, from
+ * drawn with probability ∝ 1/r, frequent words short, as in real text), one word in 200 drawn instead from a space
+ * so large that it is in no other document (the names, numbers and misspellings that make a real corpus's vocabulary
+ * grow with it, so that rare words exist at every size), log-normal lengths (median ≈ 3 KB, from
  * 200 bytes to 1 MB), written into the real `documents` table with the columns and the tsvector Quarry's indexer
  * writes. Rows are built in Node, each document from a seed of its own; on a server they are streamed with COPY into
  * a staging table, 20 000 at a time on two connections, and moved into `documents` by an INSERT … SELECT computing
@@ -107,11 +109,22 @@ const documentBytes = (next: () => number) => {
   return Math.min(maxBytes, Math.max(minBytes, Math.round(medianBytes * Math.exp(lengthSigma * normal))))
 }
 
+/** The share of words drawn outside the vocabulary, each of them most likely in one document of any corpus. */
+const uniqueWordShare = 1 / 200
+
+/** A word of four syllables drawn from 6·10¹³: the vocabulary's 60,000 and the corpus's other such words aside. */
+const uniqueWord = (next: () => number) => {
+  const pick = (parts: ReadonlyArray<string>) => parts[Math.floor(next() * parts.length)]!
+  let word = ""
+  for (let s = 0; s < 4; s++) word += pick(onsets) + pick(vowels) + pick(codas)
+  return word
+}
+
 const text = (next: () => number, bytes: number) => {
   const words: Array<string> = []
   let length = 0
   while (length < bytes) {
-    const word = zipfWord(next())
+    const word = next() < uniqueWordShare ? uniqueWord(next) : zipfWord(next())
     words.push(word)
     length += word.length + 1
   }

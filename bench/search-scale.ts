@@ -110,7 +110,8 @@ interface QuerySet {
 
 /**
  * Words by document frequency in a sample of the corpus (ts_stat over its tsvectors): common in at least a quarter
- * of the documents, medium in 1–5 %, rare in one sampled document; phrases are two adjacent words of sampled texts.
+ * of the documents, medium in 1–5 %, rare in one sampled document and at most three of the corpus; phrases are two
+ * adjacent words of sampled texts.
  */
 const pickQueries = (project: string, documents: number, root: string) =>
   Effect.gen(function* () {
@@ -128,7 +129,15 @@ const pickQueries = (project: string, documents: number, root: string) =>
       )
     const common = bucket((share) => share >= 0.25, 1).slice(0, perClass)
     const medium = bucket((share) => share >= 0.01 && share <= 0.05, 2)
-    const rare = bucket((_, ndoc) => ndoc === 1, 3).slice(0, perClass)
+    // A word once in the sample can be in hundreds of documents of a large corpus: a rare word is one the index finds
+    // in at most three documents of the whole corpus, whatever its size.
+    const rare: Array<string> = []
+    for (const word of bucket((_, ndoc) => ndoc === 1, 3).slice(0, 200)) {
+      if (rare.length === perClass) break
+      const [counted] = yield* sql<{ documents: number }>`
+        SELECT count(*)::int AS documents FROM documents WHERE project = ${project} AND content_tsv @@ ${word}::tsquery`
+      if (counted!.documents <= 3) rare.push(word)
+    }
     const texts = yield* sql.unsafe<{ text: string }>(`SELECT left(content, 4000) AS text ${sample} LIMIT ${perClass * 4}`)
     const phrases = [
       ...new Set(
