@@ -70,17 +70,19 @@ const onsets = [
 const vowels = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "io"]
 const codas = ["", "", "", "n", "r", "s", "l", "t", "m", "nd", "st", "rk"]
 
+/** A pronounceable pseudo-word of `syllables` syllables drawn with `next`. */
+const pseudoWord = (next: () => number, syllables: number) => {
+  const pick = (parts: ReadonlyArray<string>) => parts[Math.floor(next() * parts.length)]!
+  let word = ""
+  for (let s = 0; s < syllables; s++) word += pick(onsets) + pick(vowels) + pick(codas)
+  return word
+}
+
 /** Distinct pronounceable pseudo-words, shortest first: rank 1, the most frequent word, is among the shortest. */
 const vocabulary = (() => {
   const next = random(1)
-  const pick = (parts: ReadonlyArray<string>) => parts[Math.floor(next() * parts.length)]!
   const words = new Set<string>()
-  while (words.size < vocabularySize) {
-    const syllables = 1 + Math.floor(next() * next() * 4)
-    let word = ""
-    for (let s = 0; s < syllables; s++) word += pick(onsets) + pick(vowels) + pick(codas)
-    words.add(word)
-  }
+  while (words.size < vocabularySize) words.add(pseudoWord(next, 1 + Math.floor(next() * next() * 4)))
   return [...words].sort((a, b) => a.length - b.length)
 })()
 
@@ -112,19 +114,12 @@ const documentBytes = (next: () => number) => {
 /** The share of words drawn outside the vocabulary, each of them most likely in one document of any corpus. */
 const uniqueWordShare = 1 / 200
 
-/** A word of four syllables drawn from 6·10¹³: the vocabulary's 60,000 and the corpus's other such words aside. */
-const uniqueWord = (next: () => number) => {
-  const pick = (parts: ReadonlyArray<string>) => parts[Math.floor(next() * parts.length)]!
-  let word = ""
-  for (let s = 0; s < 4; s++) word += pick(onsets) + pick(vowels) + pick(codas)
-  return word
-}
-
 const text = (next: () => number, bytes: number) => {
   const words: Array<string> = []
   let length = 0
   while (length < bytes) {
-    const word = next() < uniqueWordShare ? uniqueWord(next) : zipfWord(next())
+    // Four syllables, drawn from 6·10¹³ words: none of the vocabulary's 60,000, and none of the corpus's other such words.
+    const word = next() < uniqueWordShare ? pseudoWord(next, 4) : zipfWord(next())
     words.push(word)
     length += word.length + 1
   }
