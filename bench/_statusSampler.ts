@@ -10,29 +10,41 @@ import { Effect } from "effect"
 const samplerSource = `
 const { parentPort, workerData } = require("node:worker_threads")
 const latencies = []
+let failures = 0
 let stopped = false
 parentPort.once("message", () => (stopped = true))
 const sample = async () => {
   while (!stopped) {
     const begin = performance.now()
-    await (await fetch(workerData.url + "/api/status")).arrayBuffer()
-    latencies.push(performance.now() - begin)
+    try {
+      await (await fetch(workerData.url + "/api/status")).arrayBuffer()
+      latencies.push(performance.now() - begin)
+    } catch {
+      failures++
+    }
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  parentPort.postMessage(latencies)
+  parentPort.postMessage({ latencies, failures })
 }
 sample()
 `
 
-/** Starts sampling; `stop` ends it and answers the latencies in milliseconds, in the order they were measured. */
+export interface StatusSamples {
+  /** Milliseconds, in the order they were measured. */
+  readonly latencies: ReadonlyArray<number>
+  /** Requests that got no answer (a refused or dropped connection): a failed fetch would otherwise end the thread. */
+  readonly failures: number
+}
+
+/** Starts sampling; `stop` ends it and answers what was measured. */
 export const sampleStatusApart = (url: string) =>
   Effect.acquireRelease(
     Effect.sync(() => new Worker(samplerSource, { eval: true, workerData: { url } })),
     (worker) => Effect.promise(() => worker.terminate())
   ).pipe(
     Effect.map((worker) => ({
-      stop: Effect.async<ReadonlyArray<number>>((resume) => {
-        worker.once("message", (latencies: ReadonlyArray<number>) => resume(Effect.succeed(latencies)))
+      stop: Effect.async<StatusSamples>((resume) => {
+        worker.once("message", (samples: StatusSamples) => resume(Effect.succeed(samples)))
         worker.postMessage("stop")
       })
     }))

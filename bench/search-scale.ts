@@ -341,7 +341,8 @@ const bounded = (project: string, set: QuerySet) =>
       concurrency: "unbounded"
     })
     const loadSeconds = round((performance.now() - started) / 1_000)
-    const latencies = [...(yield* sampler.stop)]
+    const samples = yield* sampler.stop
+    const latencies = [...samples.latencies]
     const statuses: Record<string, number> = {}
     for (const answer of answers) statuses[String(answer.status)] = (statuses[String(answer.status)] ?? 0) + 1
     latencies.sort((a, b) => a - b)
@@ -360,7 +361,8 @@ const bounded = (project: string, set: QuerySet) =>
       statusSamples: latencies.length,
       statusP50Ms: round(percentile(latencies, 50)),
       statusP99Ms: round(percentile(latencies, 99)),
-      statusMaxMs: round(latencies.at(-1) ?? 0)
+      statusMaxMs: round(latencies.at(-1) ?? 0),
+      statusFailures: samples.failures
     }
     process.stdout.write(
       `bounded: ${loadWords.length} concurrent searches ${JSON.stringify(statuses)} in ${loadSeconds} s; /api/status p99 ${figures.statusP99Ms} ms over ${latencies.length} samples\n`
