@@ -26,8 +26,8 @@ import { ocrParser, tesseractInstalled } from "./ocr.ts"
 import { extractOffice } from "./office.ts"
 import { extractPdf } from "./pdf.ts"
 import { extractRtf } from "./rtf.ts"
-import { digestSource, diskSource, readAll, type Source, sourceSize } from "./Source.ts"
-import { extractPlainText } from "./text.ts"
+import { digestSource, diskSource, readAll, readOnce, type Source, sourceSize } from "./Source.ts"
+import { extractPlainText, textByteCap } from "./text.ts"
 
 /** The bytes of one embedded document, as `documents/src` serves them. */
 export interface EmbeddedBytes {
@@ -66,7 +66,15 @@ interface Family {
    * which have their own timeouts.
    */
   readonly timed: boolean
+  /**
+   * How many bytes of a document the parser reads into memory (0: it streams, or reads a few bytes). A file no larger
+   * is read once, before hashing, rather than hashed from disk and then read again.
+   */
+  readonly bytesInMemory: (run: Run) => number
 }
+
+const whole = (run: Run) => run.limits.maxFileBytes
+const streamed = () => 0
 
 const officeTypes = new Set<string>([mime.docx, mime.xlsx, mime.pptx, mime.odt, mime.ods, mime.odp])
 const archiveTypes = new Set<string>([mime.zip, mime.tar, mime.gzip])
@@ -86,15 +94,15 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
     const ocr = ocrParser(tesseract, yield* Effect.cached(tesseractInstalled(tesseract)))
 
     const familyOf = (type: string): Family | undefined => {
-      if (type === mime.html || type === mime.xhtml) return { parser: extractHtml, timed: false }
-      if (type === mime.rtf) return { parser: extractRtf, timed: false }
-      if (isText(type)) return { parser: extractPlainText, timed: false }
-      if (type === mime.pdf) return { parser: extractPdf, timed: true }
-      if (officeTypes.has(type)) return { parser: extractOffice, timed: true }
-      if (type === mime.email) return { parser: extractEmail, timed: false }
-      if (type === mime.mbox) return { parser: extractMbox, timed: false }
-      if (archiveTypes.has(type)) return { parser: extractArchive, timed: false }
-      if (type.startsWith("image/")) return { parser: ocr, timed: true }
+      if (type === mime.html || type === mime.xhtml) return { parser: extractHtml, timed: false, bytesInMemory: whole }
+      if (type === mime.rtf) return { parser: extractRtf, timed: false, bytesInMemory: whole }
+      if (isText(type)) return { parser: extractPlainText, timed: false, bytesInMemory: textByteCap }
+      if (type === mime.pdf) return { parser: extractPdf, timed: true, bytesInMemory: whole }
+      if (officeTypes.has(type)) return { parser: extractOffice, timed: true, bytesInMemory: whole }
+      if (type === mime.email) return { parser: extractEmail, timed: false, bytesInMemory: whole }
+      if (type === mime.mbox) return { parser: extractMbox, timed: false, bytesInMemory: streamed }
+      if (archiveTypes.has(type)) return { parser: extractArchive, timed: false, bytesInMemory: streamed }
+      if (type.startsWith("image/")) return { parser: ocr, timed: true, bytesInMemory: streamed }
       return undefined
     }
 
@@ -114,11 +122,14 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
     const extractNode = (run: Run, node: Node): Effect.Effect<ExtractedDocument, DocumentUnreadable> =>
       Effect.gen(function* () {
         const name = node.name ?? ""
-        const digests = yield* digestSource(node.source, run.options.project).pipe(
-          Effect.mapError(
-            (error) => new DocumentUnreadable({ path: node.depth === 0 ? run.path : `${run.path} (${name})`, reason: error.reason })
-          )
-        )
+        const detected =
+          node.contentType === undefined ? yield* Effect.either(detectContentType(node.source, name)) : Either.right(node.contentType)
+        const contentType = Either.getOrElse(detected, () => "unknown")
+        const family = familyOf(contentType)
+        const unreadable = (error: ExtractionFailed) =>
+          new DocumentUnreadable({ path: node.depth === 0 ? run.path : `${run.path} (${name})`, reason: error.reason })
+        const source = yield* readOnce(node.source, family === undefined ? 0 : family.bytesInMemory(run)).pipe(Effect.mapError(unreadable))
+        const digests = yield* digestSource(source, run.options.project).pipe(Effect.mapError(unreadable))
         const id =
           node.parentId === undefined
             ? digests.digest
@@ -129,13 +140,10 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
                 resourceName: node.name
               })
         const children: Array<ExtractedDocument> = []
-        const detected =
-          node.contentType === undefined ? yield* Effect.either(detectContentType(node.source, name)) : Either.right(node.contentType)
-        const contentType = Either.getOrElse(detected, () => "unknown")
         if (run.wanted !== undefined && node.parentId !== undefined && id === run.wanted.id) {
           yield* Deferred.complete(
             run.wanted.found,
-            Effect.map(readAll(node.source, run.limits.maxFileBytes), (bytes) => ({ bytes, contentType }))
+            Effect.map(readAll(source, run.limits.maxFileBytes), (bytes) => ({ bytes, contentType }))
           )
         }
         const context: ParseContext = {
@@ -157,11 +165,11 @@ export class Extractor extends Effect.Service<Extractor>()("quarry/Extractor", {
           ? Either.left(new ExtractionFailed({ reason: `not extracted: embedded more than ${run.limits.maxDepth} levels deep` }))
           : Either.isLeft(detected)
             ? Either.left(detected.left)
-            : yield* Effect.either(parse(run, familyOf(contentType), node.source, context))
+            : yield* Effect.either(parse(run, family, source, context))
         const parsed = Either.getOrElse(result, (): Parsed => ({ text: "" }))
         const trimmed = parsed.text.trim()
         const content = run.options.maxContentLength >= 0 ? trimmed.slice(0, run.options.maxContentLength) : trimmed
-        const size = sourceSize(node.source)
+        const size = sourceSize(source)
         const raw: Record<string, string> = {
           ...parsed.metadata,
           "Content-Type": parsed.encoding === undefined ? contentType : `${contentType}; charset=${parsed.encoding}`,

@@ -81,6 +81,15 @@ export const readPrefix = (source: Source, length: number): Effect.Effect<Uint8A
   )
 }
 
+/**
+ * A file of at most `inMemoryUpTo` bytes read into memory, so that hashing and parsing share one read; anything
+ * else as it is.
+ */
+export const readOnce = (source: Source, inMemoryUpTo: number): Effect.Effect<Source, ExtractionFailed> =>
+  source._tag === "File" && source.size <= inMemoryUpTo
+    ? Effect.map(readPrefix(source, source.size), (bytes) => bytesSource(bytes, source.path))
+    : Effect.succeed(source)
+
 /** The whole document, refused beyond `cap` bytes so one parser cannot take all the memory. */
 export const readAll = (source: Source, cap: number): Effect.Effect<Uint8Array, ExtractionFailed> =>
   sourceSize(source) > cap

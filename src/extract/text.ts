@@ -76,7 +76,7 @@ export const xmlDeclaredCharset = (bytes: Uint8Array) => {
 }
 
 /** Bytes worth reading: a content cut at maxContentLength characters needs at most 4 bytes a character. */
-export const textByteCap = (context: ParseContext) =>
+export const textByteCap = (context: Pick<ParseContext, "options" | "limits">) =>
   context.options.maxContentLength >= 0
     ? Math.min(context.limits.maxTextBytes, context.options.maxContentLength * 4 + 1024)
     : context.limits.maxTextBytes

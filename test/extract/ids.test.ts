@@ -1,4 +1,6 @@
-import { readFile } from "node:fs/promises"
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { documentId, duplicateId, embeddedDocumentId } from "../../src/extract/DocumentId.ts"
@@ -49,6 +51,29 @@ describe("document ids", () => {
           expect(document.id).toBe(sha384(project, bytes))
           expect(document.duplicateId).toBe(sha384(bytes))
         }
+      })
+    )
+
+    it.effect("files over a megabyte, which their parsers read whole, keep the id of their bytes and their whole text", () =>
+      Effect.gen(function* () {
+        const dir = yield* Effect.promise(() => mkdtemp(path.join(os.tmpdir(), "quarry-large-")))
+        const paragraph = "<p>quarry reads this file once</p>\n".repeat(50_000)
+        const files = {
+          "large.html": `<html><body>${paragraph}<p>last paragraph</p></body></html>`,
+          "large.txt": `${"a line of text\n".repeat(100_000)}end`
+        }
+        for (const [name, text] of Object.entries(files)) {
+          const file = path.join(dir, name)
+          yield* Effect.promise(() => writeFile(file, text))
+          const bytes = Buffer.from(text, "utf8")
+          expect(bytes.byteLength).toBeGreaterThan(1024 ** 2)
+          const document = yield* Effect.flatMap(Extractor, (extractor) => extractor.extract(file, options))
+          expect(document.id).toBe(sha384(project, bytes))
+          expect(document.duplicateId).toBe(sha384(bytes))
+          expect(document.contentLength).toBe(bytes.byteLength)
+          expect(document.content.endsWith(name === "large.html" ? "last paragraph" : "end")).toBe(true)
+        }
+        yield* Effect.promise(() => rm(dir, { recursive: true, force: true }))
       })
     )
 

@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { Readable } from "node:stream"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import { sourceSize, spool } from "../../src/extract/Source.ts"
+import { fileSource, readOnce, sourceSize, spool } from "../../src/extract/Source.ts"
 import { eventually } from "../engine/helpers.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-spool-"))
@@ -51,6 +51,22 @@ describe("spooling a stream to a temporary file", () => {
       expect(input.reads).toBe(reads)
       // Stopped, not run to its end: far fewer than the 1 000 chunks were read.
       expect(reads).toBeLessThan(100)
+    })
+  )
+})
+
+describe("reading a file once", () => {
+  it.effect("a file no larger than what its parser reads whole is read into memory, path kept; a larger one stays on disk", () =>
+    Effect.gen(function* () {
+      const file = path.join(dir, "once.bin")
+      const bytes = Buffer.from(Array.from({ length: 3_000 }, (_, i) => i % 251))
+      fs.writeFileSync(file, bytes)
+      const inMemory = yield* readOnce(fileSource(file, bytes.byteLength), bytes.byteLength)
+      expect(inMemory._tag).toBe("Bytes")
+      expect(inMemory._tag === "Bytes" && Buffer.from(inMemory.bytes).equals(bytes)).toBe(true)
+      expect(inMemory._tag === "Bytes" && inMemory.path).toBe(file)
+      const onDisk = yield* readOnce(fileSource(file, bytes.byteLength), bytes.byteLength - 1)
+      expect(onDisk).toEqual(fileSource(file, bytes.byteLength))
     })
   )
 })
