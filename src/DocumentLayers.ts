@@ -13,6 +13,7 @@ import { UserHistory } from "./domain/history/UserHistory.ts"
 import { NoteRepo } from "./domain/note/NoteRepo.ts"
 import { Notes } from "./domain/note/Notes.ts"
 import { ProjectRepo } from "./domain/project/ProjectRepo.ts"
+import { SearchContinuationRepo } from "./domain/project/SearchContinuationRepo.ts"
 import { Projects } from "./domain/project/Projects.ts"
 import { ReviewBridgeRepo } from "./domain/review-bridge/ReviewBridgeRepo.ts"
 import { ReviewBridges } from "./domain/review-bridge/ReviewBridges.ts"
@@ -42,7 +43,8 @@ export const organisationLayer = (documents: ReturnType<typeof documentsLayer>) 
   Layer.mergeAll(
     DocumentMarks.Default.pipe(Layer.provide(DocumentMarksRepo.Default)),
     Notes.Default.pipe(Layer.provide(NoteRepo.Default)),
-    UserHistory.Default.pipe(Layer.provide(HistoryRepo.Default))
+    UserHistory.Default.pipe(Layer.provide(HistoryRepo.Default)),
+    SearchContinuationRepo.Default
   ).pipe(Layer.provideMerge(Projects.Default.pipe(Layer.provide(ProjectRepo.Default))), Layer.provide(documents))
 
 /** Batch-search hits sent to review tasks, and reviewed documents tagged back in the index. */

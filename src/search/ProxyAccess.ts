@@ -7,7 +7,7 @@ type Method = "GET" | "POST" | "HEAD"
 
 /**
  * Requests that continue an earlier search by its id and name no index: a scroll's next page, an async search's
- * answer. The search that issued the id had its indices checked.
+ * answer. The caller is checked against the indices of the search that issued the id (SearchAccess).
  */
 export const isContinuation = (segments: ReadonlyArray<string>, method: Method) =>
   (segments[0] === "_search" && segments[1] === "scroll" && segments.length <= 3 && method !== "HEAD") ||

@@ -104,14 +104,53 @@ describe("The search proxy in Elasticsearch mode passes only granted indices and
             const before = fake.requests.length
             yield* proxy(credential, "POST", "es-alice/_search", lookup("es-alice"))
             yield* proxy(credential, "POST", "es-alice/_mget", { docs: [{ _index: "es-alice", _id: "mine" }] })
-            yield* proxy(credential, "GET", "_async_search/an-id")
             expect(receivedSince(fake, before).map((recorded) => `${recorded.method} ${recorded.path}`)).toEqual([
               "POST /es-alice/_search",
-              "POST /es-alice/_mget",
-              "GET /_async_search/an-id"
+              "POST /es-alice/_mget"
             ])
           }
         })
+    )
+
+    it.scoped("a scroll or an async search continues only for a caller granted the indices of the search that opened it", () =>
+      Effect.gen(function* () {
+        const fake = yield* FakeCluster
+        fake.indices.set("es-carol", { settings: {}, mappings: {}, records: new Map() })
+        const [carol] = yield* threeWays("escarol", "carol password", { projects: ["es-carol"] })
+        const dave = yield* threeWays("esdave", "dave password", { projects: ["es-dave"] })
+        const scroll = yield* proxy(carol!, "POST", "es-carol/_search?scroll=1m", { query: { match_all: {} } })
+        const submitted = yield* proxy(carol!, "POST", "es-carol/_async_search", { query: { match_all: {} } })
+        const scrollId = (scroll.body as { _scroll_id: string })._scroll_id
+        const asyncId = (submitted.body as { id: string }).id
+        expect([scroll.status, submitted.status]).toEqual([200, 200])
+        const continuations: ReadonlyArray<readonly [string, string, unknown]> = [
+          ["POST", "_search/scroll", { scroll: "1m", scroll_id: scrollId }],
+          ["GET", `_search/scroll/${scrollId}`, undefined],
+          ["GET", `_async_search/${asyncId}`, undefined]
+        ]
+        for (const credential of dave) {
+          for (const [method, path, body] of continuations) {
+            const before = fake.requests.length
+            const label = `${credential.name} ${method} ${path}`
+            expect(yield* proxy(credential, method, path, body), label).toMatchObject({
+              status: 403,
+              body: { error: { reason: "You don't have access to the index 'es-carol'" }, status: 403 }
+            })
+            expect(receivedSince(fake, before), label).toEqual([])
+          }
+        }
+        // An id the proxy never gave out is a missing context; the cluster is not asked.
+        const before = fake.requests.length
+        expect((yield* proxy(carol!, "GET", "_async_search/an-id")).status).toBe(404)
+        expect((yield* proxy(carol!, "POST", "_search/scroll", { scroll_id: "an-id" })).status).toBe(404)
+        expect(receivedSince(fake, before)).toEqual([])
+        for (const [method, path, body] of continuations) expect((yield* proxy(carol!, method, path, body)).status, path).toBe(200)
+        expect(receivedSince(fake, before).map((recorded) => `${recorded.method} ${recorded.path}`)).toEqual([
+          "POST /_search/scroll",
+          `GET /_search/scroll/${scrollId}`,
+          `GET /_async_search/${asyncId}`
+        ])
+      })
     )
   })
 })

@@ -42,6 +42,11 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
     body: JSON.stringify(body)
   })
 
+interface ScrollPage {
+  readonly _scroll_id?: string
+  readonly hits: { readonly hits: ReadonlyArray<{ readonly _id: string }> }
+}
+
 const hitIds = (body: unknown) => (body as { hits: { hits: ReadonlyArray<{ _id: string }> } }).hits.hits.map((hit) => hit._id).sort()
 
 for (const database of databaseKinds) {
@@ -167,6 +172,43 @@ for (const database of databaseKinds) {
           expect((yield* request("/api/index/search/secret/_doc/doc-fox", { headers: auth })).status).toBe(403)
           expect((yield* request("/api/index/search/secret", { method: "HEAD", headers: auth })).status).toBe(403)
           expect((yield* post("granted/_search", {})).status).toBe(401)
+        })
+      )
+
+      it.effect("a scroll continues only for a caller granted its index: 403 for another user, 404 for an id never given out", () =>
+        Effect.gen(function* () {
+          yield* addUser("scroller", "password", { projects: ["scrolled"] })
+          yield* addUser("outsider", "password", { projects: ["elsewhere"] })
+          yield* indexCorpus("scrolled")
+          const scroller = { authorization: basic("scroller", "password") }
+          const outsider = { authorization: basic("outsider", "password") }
+          const sorted = { size: 1, sort: [{ path: "asc" }] }
+          const everyPath = (yield* bodyJson(yield* post("scrolled/_search", { ...sorted, size: 10 }, scroller))) as ScrollPage
+          const opened = (yield* bodyJson(yield* post("scrolled/_search?scroll=1m", sorted, scroller))) as ScrollPage
+          expect(opened._scroll_id).toEqual(expect.any(String))
+          const id = opened._scroll_id!
+          const attempts = [
+            yield* post("_search/scroll", { scroll: "1m", scroll_id: id }, outsider),
+            yield* request(`/api/index/search/_search/scroll/${id}`, { headers: outsider }),
+            yield* request(`/api/index/search/_search/scroll?scroll_id=${id}`, { headers: outsider })
+          ]
+          for (const refused of attempts) {
+            expect(refused.status).toBe(403)
+            expect(yield* bodyJson(refused)).toMatchObject({
+              error: { reason: "You don't have access to the index 'scrolled'" },
+              status: 403
+            })
+          }
+          // The refusals did not move the scroll: its owner gets the second page.
+          const next = (yield* bodyJson(yield* post("_search/scroll", { scroll_id: id }, scroller))) as ScrollPage
+          expect(next.hits.hits.map((hit) => hit._id)).toEqual([everyPath.hits.hits[1]!._id])
+          const unknown = yield* post("_search/scroll", { scroll_id: "never-given-out" }, scroller)
+          expect(unknown.status).toBe(404)
+          expect(yield* bodyJson(unknown)).toMatchObject({
+            error: { reason: "No search context found for id [never-given-out]" },
+            status: 404
+          })
+          expect((yield* request("/api/index/search/_async_search/never-given-out", { headers: scroller })).status).toBe(404)
         })
       )
     })

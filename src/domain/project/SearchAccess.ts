@@ -1,9 +1,10 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Settings } from "../../config/Settings.ts"
 import { indicesNamedIn, isAllowedEndpoint, isContinuation } from "../../search/ProxyAccess.ts"
 import type { BackendRequest } from "../../search/SearchBackend.ts"
-import { BadRequest, Forbidden } from "../RequestErrors.ts"
+import { BadRequest, Forbidden, NotFound } from "../RequestErrors.ts"
 import { CurrentUser } from "../user/CurrentUser.ts"
+import { SearchContinuationRepo } from "./SearchContinuationRepo.ts"
 
 /**
  * Who may send which Elasticsearch request, whether through the search proxy (`/api/index/search/`) or the search
@@ -13,10 +14,14 @@ import { CurrentUser } from "../user/CurrentUser.ts"
 /** A list of index names, as the first segment of a path names them. */
 export const indexList = /^[-a-zA-Z0-9_]+(,[-a-zA-Z0-9_]+)*$/
 
+const segmentsOf = (path: string) => path.split("/").filter((segment) => segment !== "")
+
+const isServerMode = Effect.map(Settings, (settings) => settings.mode === "SERVER")
+
 /** 403 for an index outside the caller's projects in SERVER mode (LOCAL users may use every index). */
 const requireGrantedIndices = (indices: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    if ((yield* Settings).mode !== "SERVER") return
+    if (!(yield* isServerMode)) return
     const granted = new Set(yield* (yield* CurrentUser).grantedProjects)
     const refused = indices.find((index) => !granted.has(index))
     if (refused !== undefined) return yield* new Forbidden({ message: `You don't have access to the index '${refused}'` })
@@ -27,12 +32,12 @@ export const checkBodyIndices = (body: unknown) => requireGrantedIndices(indices
 
 /**
  * A path whose first segment is an index list of the caller's projects, then one of the allow-listed endpoints and
- * methods. Only continuations by id (scrolls, async search answers) name no index: a search without an index list
- * would search every index of the cluster.
+ * methods. Only continuations by id (scrolls, async search answers) name no index, and `checkContinuation` checks
+ * theirs; a search without an index list would search every index of the cluster.
  */
 export const checkAccess = (path: string, method: BackendRequest["method"]) =>
   Effect.gen(function* () {
-    const segments = path.split("/").filter((segment) => segment !== "")
+    const segments = segmentsOf(path)
     if (isContinuation(segments, method)) return
     if (segments[0]?.startsWith("_")) return yield* new BadRequest({ message: `an index list of your projects is required: '${path}'` })
     if ((method !== "HEAD" && segments.length < 2) || segments.length === 0)
@@ -40,4 +45,52 @@ export const checkAccess = (path: string, method: BackendRequest["method"]) =>
     if (!indexList.test(segments[0]!)) return yield* new BadRequest({ message: `Bad format for indices : '${segments[0]}'` })
     yield* requireGrantedIndices(segments[0]!.split(","))
     if (!isAllowedEndpoint(segments.slice(1), method)) return yield* new Forbidden({ message: `${method} is not allowed on '${path}'` })
+  })
+
+const stringField = (value: unknown, key: string) =>
+  typeof value === "object" && value !== null && key in value && typeof (value as Record<string, unknown>)[key] === "string"
+    ? ((value as Record<string, unknown>)[key] as string)
+    : undefined
+
+/** The id a continuation names: a scroll's in its body, its parameters or its path; an async search's in its path. */
+const continuationId = (segments: ReadonlyArray<string>, query: URLSearchParams, bodies: ReadonlyArray<unknown>) =>
+  segments[0] === "_async_search"
+    ? segments[1]
+    : (bodies.map((body) => stringField(body, "scroll_id")).find((id) => id !== undefined) ?? query.get("scroll_id") ?? segments[2])
+
+/**
+ * In SERVER mode a continuation is answered only for a caller granted every index of the search that opened it:
+ * 404, as for an expired context, for an id the proxy did not give out; 403 when an index is not the caller's.
+ * `bodies` are the request body and its `source` parameter.
+ */
+export const checkContinuation = (path: string, method: BackendRequest["method"], query: URLSearchParams, bodies: ReadonlyArray<unknown>) =>
+  Effect.gen(function* () {
+    const segments = segmentsOf(path)
+    if (!isContinuation(segments, method) || !(yield* isServerMode)) return
+    const id = continuationId(segments, query, bodies)
+    if (id === undefined || id === "") return
+    const indices = yield* (yield* SearchContinuationRepo).indicesOf(id)
+    if (Option.isNone(indices)) return yield* new NotFound({ message: `No search context found for id [${id}]` })
+    yield* requireGrantedIndices(indices.value)
+  })
+
+/**
+ * Keeps, in SERVER mode, the continuation id an answer gives out (`_scroll_id`, an async search's `id`) with the
+ * indices of its search: those of the path, or of the continuation the request itself continued.
+ */
+export const rememberContinuation = (
+  path: string,
+  method: BackendRequest["method"],
+  query: URLSearchParams,
+  bodies: ReadonlyArray<unknown>,
+  answer: unknown
+) =>
+  Effect.gen(function* () {
+    const segments = segmentsOf(path)
+    const given = stringField(answer, "_scroll_id") ?? (segments.includes("_async_search") ? stringField(answer, "id") : undefined)
+    if (given === undefined || !(yield* isServerMode)) return
+    const repo = yield* SearchContinuationRepo
+    const continued = isContinuation(segments, method) ? continuationId(segments, query, bodies) : undefined
+    const indices = continued === undefined ? Option.some(segments[0]!.split(",")) : yield* repo.indicesOf(continued)
+    if (Option.isSome(indices)) yield* repo.remember(given, indices.value)
   })

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { checkAccess, checkBodyIndices, indexList } from "../../domain/project/SearchAccess.ts"
+import { checkAccess, checkBodyIndices, checkContinuation, indexList, rememberContinuation } from "../../domain/project/SearchAccess.ts"
 import { DocumentIndex } from "../../search/DocumentIndex.ts"
 import { errorBody, parsingError, refusal, type SearchRequestError } from "../../search/postgres/dsl/Errors.ts"
 import { type BackendRequest, SearchBackend } from "../../search/SearchBackend.ts"
@@ -59,7 +59,9 @@ const forward = (method: BackendRequest["method"]) =>
     } catch {
       return esError(parsingError("the source parameter is not valid JSON"))
     }
-    yield* checkBodyIndices([body._tag === "Json" ? body.value : null, sourceBody])
+    const bodies = [body._tag === "Json" ? body.value : null, sourceBody]
+    yield* checkBodyIndices(bodies)
+    yield* checkContinuation(path, method, query, bodies)
     const backend = yield* SearchBackend
     const answer = yield* backend.handle({
       method,
@@ -68,6 +70,7 @@ const forward = (method: BackendRequest["method"]) =>
       body: method === "POST" && body._tag === "Json" ? body.value : undefined,
       interactive: true
     })
+    if (answer.status === 200) yield* rememberContinuation(path, method, query, bodies, answer.body)
     return method === "HEAD" ? empty(answer.status) : json(answer.body, answer.status)
   })
 
@@ -85,7 +88,7 @@ const indexName = Effect.gen(function* () {
 const searchSummary =
   "An Elasticsearch request on project indices (`<index>[,<index>]/_search`, `_count`, `_async_search`, `_doc/<id>`, `_source/<id>`, `_mapping/field/<f>`)"
 const accessNote =
-  "Refusals are in Elasticsearch's error shape: 400 for a path that does not start with an index list; 403 for an index outside the caller's projects (SERVER mode); the backend's status otherwise (404 index_not_found_exception for an unknown index)"
+  "Refusals are in Elasticsearch's error shape: 400 for a path that does not start with an index list; 403 for an index outside the caller's projects (SERVER mode), and for a scroll or async search continued by a caller not granted every index of the search that opened it (404 for an id the proxy did not give out); the backend's status otherwise (404 index_not_found_exception for an unknown index)"
 
 export const indexProxyRoutes = [
   route(

@@ -41,6 +41,8 @@ export interface FakeElasticsearch {
   readonly refuse: Map<string, number>
   /** `user:password` the cluster requires as Basic credentials, when set. */
   credentials: string | undefined
+  /** Answers kept under the ids the cluster gave out: scrolls (their first page) and async searches. */
+  readonly continuations: Map<string, Record<string, unknown>>
 }
 
 const errorBody = (status: number, type: string, reason: string, extra: Record<string, unknown> = {}) => ({
@@ -250,6 +252,19 @@ const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
       body: { name: "es01", cluster_name: "datashare", version: { number: "7.17.25" }, tagline: "You Know, for Search" }
     }
   }
+  if (first === "_search" && second === "scroll") {
+    const scrollId = (json()["scroll_id"] as string | undefined) ?? request.query.get("scroll_id") ?? third ?? ""
+    if (!fake.continuations.has(scrollId)) {
+      return { status: 404, body: errorBody(404, "search_context_missing_exception", `No search context found for id [${scrollId}]`) }
+    }
+    // Every page after the first is empty: the fake's searches fit in one page.
+    const page = { value: 0, relation: "eq" }
+    return { status: 200, body: { _scroll_id: scrollId, took: 1, timed_out: false, hits: { total: page, max_score: null, hits: [] } } }
+  }
+  if (first === "_async_search" && second !== undefined && request.method === "GET") {
+    const kept = fake.continuations.get(second)
+    return kept === undefined ? { status: 404, body: errorBody(404, "resource_not_found_exception", second) } : { status: 200, body: kept }
+  }
   if (first === "_bulk" || second === "_bulk") return bulk(fake, request.body, second === "_bulk" ? first : undefined)
   const index = fake.indices.get(first)
   // A comma-separated list of indices searches all of them (each once); one missing index is a 404.
@@ -291,38 +306,67 @@ const answer = (fake: FakeElasticsearch, request: RecordedRequest): Answer => {
     const count = listed.filter(({ id, record }) => matches(id, record.source, query)).length
     return { status: 200, body: { count, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } } }
   }
+  if (second === "_async_search" && request.method === "POST") {
+    const searched = search(listed, json())
+    if (searched.status !== 200) return searched
+    const id = `async-${fake.continuations.size + 1}`
+    const now = Date.now()
+    const kept = {
+      id,
+      is_partial: false,
+      is_running: false,
+      start_time_in_millis: now,
+      expiration_time_in_millis: now + 5 * 86_400_000,
+      completion_time_in_millis: now,
+      response: searched.body
+    }
+    fake.continuations.set(id, kept)
+    return { status: 200, body: kept }
+  }
   if (second === "_search") {
-    const body = json()
-    const unknown = Object.keys(body).find((key) => !searchKeys.has(key))
-    if (unknown !== undefined) {
-      const reason = `Unknown key for a START_OBJECT in [${unknown}].`
-      return { status: 400, body: errorBody(400, "parsing_exception", reason, { line: 1, col: 2 + unknown.length + 3 }) }
-    }
-    const query = body["query"] as Clause | undefined
-    const size = typeof body["size"] === "number" ? body["size"] : 10_000
-    const hits = listed
-      .filter(({ id, record }) => isDocument(record) && matches(id, record.source, query))
-      .slice(0, size)
-      .map(({ name, id, record }) => ({
-        _index: name,
-        _type: "_doc",
-        _id: id,
-        _score: 1,
-        ...(record.routing === undefined ? {} : { _routing: record.routing }),
-        _source: record.source,
-        ...contentHighlight(record.source, body)
-      }))
-    return {
-      status: 200,
-      body: {
-        took: 2,
-        timed_out: false,
-        _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
-        hits: { total: { value: hits.length, relation: "eq" }, max_score: hits.length === 0 ? null : 1, hits }
-      }
-    }
+    const searched = search(listed, json())
+    if (searched.status !== 200 || request.query.get("scroll") === null) return searched
+    const scrollId = `scroll-${fake.continuations.size + 1}`
+    const page = { _scroll_id: scrollId, ...(searched.body as Record<string, unknown>) }
+    fake.continuations.set(scrollId, page)
+    return { status: 200, body: page }
   }
   return { status: 400, body: { error: `no handler found for uri [${request.path}] and method [${request.method}]` } }
+}
+
+/** A search over the records of the listed indices. */
+const search = (
+  listed: ReadonlyArray<{ readonly name: string; readonly id: string; readonly record: StoredRecord }>,
+  body: Record<string, unknown>
+): Answer => {
+  const unknown = Object.keys(body).find((key) => !searchKeys.has(key))
+  if (unknown !== undefined) {
+    const reason = `Unknown key for a START_OBJECT in [${unknown}].`
+    return { status: 400, body: errorBody(400, "parsing_exception", reason, { line: 1, col: 2 + unknown.length + 3 }) }
+  }
+  const query = body["query"] as Clause | undefined
+  const size = typeof body["size"] === "number" ? body["size"] : 10_000
+  const hits = listed
+    .filter(({ id, record }) => isDocument(record) && matches(id, record.source, query))
+    .slice(0, size)
+    .map(({ name, id, record }) => ({
+      _index: name,
+      _type: "_doc",
+      _id: id,
+      _score: 1,
+      ...(record.routing === undefined ? {} : { _routing: record.routing }),
+      _source: record.source,
+      ...contentHighlight(record.source, body)
+    }))
+  return {
+    status: 200,
+    body: {
+      took: 2,
+      timed_out: false,
+      _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+      hits: { total: { value: hits.length, relation: "eq" }, max_score: hits.length === 0 ? null : 1, hits }
+    }
+  }
 }
 
 const unauthenticated = (path: string) =>
@@ -333,7 +377,15 @@ const unauthenticated = (path: string) =>
 /** Starts a fake cluster on a loopback port; it closes with the scope. */
 export const fakeElasticsearch = Effect.acquireRelease(
   Effect.async<{ fake: FakeElasticsearch; server: http.Server }>((resume) => {
-    const fake: FakeElasticsearch = { url: "", requests: [], indices: new Map(), hang: false, refuse: new Map(), credentials: undefined }
+    const fake: FakeElasticsearch = {
+      url: "",
+      requests: [],
+      indices: new Map(),
+      hang: false,
+      refuse: new Map(),
+      credentials: undefined,
+      continuations: new Map()
+    }
     const server = http.createServer((incoming, response) => {
       const chunks: Array<Buffer> = []
       incoming.on("data", (chunk: Buffer) => chunks.push(chunk))
