@@ -390,8 +390,14 @@ describe("highlightText", () => {
 
   it("finds whole words only, as the reference does, where words are sought with the native string search", () => {
     // Sought words inside longer words, beside digits, letters beyond U+FFFF and units that fold to ASCII (the
-    // Kelvin sign, fullwidth letters, a ligature), and U+0130, whose lower case is two units long.
+    // Kelvin sign, fullwidth letters, a ligature), U+0130, whose lower case is two units long, and words with accents
+    // after an ASCII first letter, whether or not a sought word starts with it.
     const pieces = [
+      "fóx",
+      "FÓX",
+      "kélvin",
+      "fine\u0301",
+      "bóx",
       "fox",
       "afox",
       "foxa",

@@ -269,16 +269,23 @@ const nativeWordMatches = (text: string, sought: ReadonlySet<string>, limit: num
       }
     }
   }
+  // Folding keeps an ASCII first unit, lower-cased: a word that starts with another ASCII unit than every sought
+  // word does cannot fold to one of them, and is passed without being folded (most words of a French or German text).
+  const firstUnits = new Set([...sought].map((word) => word.charCodeAt(0)))
   const folded = new Map<string, string>()
   const beyondAscii = /[^\x00-\x7f]/g
-  let wordEnd = 0
-  for (let found = beyondAscii.exec(text); found !== null; found = beyondAscii.exec(text)) {
-    const at = found.index
-    if (at < wordEnd || wordCharacterAt(text, at) === 0) continue
+  // `test` rather than `exec`: no match array for each unit beyond ASCII, which a French text has every few words.
+  while (beyondAscii.test(text)) {
+    const at = beyondAscii.lastIndex - 1
+    if (wordCharacterAt(text, at) === 0) continue
     let start = at
     for (let size = 0; (size = wordCharacterBefore(text, start)) > 0;) start -= size
     if (start >= scanEnd) break
-    wordEnd = wordEndAfter(text, at)
+    const wordEnd = wordEndAfter(text, at)
+    // The word's other units beyond ASCII are not looked at again.
+    beyondAscii.lastIndex = wordEnd
+    const first = text.charCodeAt(start)
+    if (first <= 0x7f && !firstUnits.has(lowerAscii(first))) continue
     const word = text.slice(start, wordEnd)
     let foldedWord = folded.get(word)
     if (foldedWord === undefined) folded.set(word, (foldedWord = fold(word)))
