@@ -192,6 +192,13 @@ for (const database of databaseKinds) {
             yield* request(`/api/index/search/_search/scroll/${id}`, { headers: outsider }),
             yield* request(`/api/index/search/_search/scroll?scroll_id=${id}`, { headers: outsider })
           ]
+          // A scroll of the outsider's own does not carry another id past the check: every id named is checked.
+          yield* indexCorpus("elsewhere")
+          const own = ((yield* bodyJson(yield* post("elsewhere/_search?scroll=1m", sorted, outsider))) as ScrollPage)._scroll_id!
+          attempts.push(
+            yield* request(`/api/index/search/_search/scroll/${id}?scroll_id=${own}`, { headers: outsider }),
+            yield* post(`_search/scroll?scroll_id=${id}`, { scroll_id: own }, outsider)
+          )
           for (const refused of attempts) {
             expect(refused.status).toBe(403)
             expect(yield* bodyJson(refused)).toMatchObject({

@@ -52,11 +52,17 @@ const stringField = (value: unknown, key: string) =>
     ? ((value as Record<string, unknown>)[key] as string)
     : undefined
 
-/** The id a continuation names: a scroll's in its body, its parameters or its path; an async search's in its path. */
-const continuationId = (segments: ReadonlyArray<string>, query: URLSearchParams, bodies: ReadonlyArray<unknown>) =>
-  segments[0] === "_async_search"
-    ? segments[1]
-    : (bodies.map((body) => stringField(body, "scroll_id")).find((id) => id !== undefined) ?? query.get("scroll_id") ?? segments[2])
+/**
+ * Every id a continuation names: a scroll's in its body, its `source` parameter, its URL parameters or its path (the
+ * backends differ on which wins when several are given, so all are checked); an async search's in its path.
+ */
+const continuationIds = (segments: ReadonlyArray<string>, query: URLSearchParams, bodies: ReadonlyArray<unknown>) => {
+  const named =
+    segments[0] === "_async_search"
+      ? [segments[1]]
+      : [...bodies.map((body) => stringField(body, "scroll_id")), ...query.getAll("scroll_id"), segments[2]]
+  return [...new Set(named.filter((id): id is string => id !== undefined && id !== ""))]
+}
 
 /**
  * In SERVER mode a continuation is answered only for a caller granted every index of the search that opened it:
@@ -67,11 +73,12 @@ export const checkContinuation = (path: string, method: BackendRequest["method"]
   Effect.gen(function* () {
     const segments = segmentsOf(path)
     if (!isContinuation(segments, method) || !(yield* isServerMode)) return
-    const id = continuationId(segments, query, bodies)
-    if (id === undefined || id === "") return
-    const indices = yield* (yield* SearchContinuationRepo).indicesOf(id)
-    if (Option.isNone(indices)) return yield* new NotFound({ message: `No search context found for id [${id}]` })
-    yield* requireGrantedIndices(indices.value)
+    const repo = yield* SearchContinuationRepo
+    for (const id of continuationIds(segments, query, bodies)) {
+      const indices = yield* repo.indicesOf(id)
+      if (Option.isNone(indices)) return yield* new NotFound({ message: `No search context found for id [${id}]` })
+      yield* requireGrantedIndices(indices.value)
+    }
   })
 
 /**
@@ -90,7 +97,9 @@ export const rememberContinuation = (
     const given = stringField(answer, "_scroll_id") ?? (segments.includes("_async_search") ? stringField(answer, "id") : undefined)
     if (given === undefined || !(yield* isServerMode)) return
     const repo = yield* SearchContinuationRepo
-    const continued = isContinuation(segments, method) ? continuationId(segments, query, bodies) : undefined
-    const indices = continued === undefined ? Option.some(segments[0]!.split(",")) : yield* repo.indicesOf(continued)
-    if (Option.isSome(indices)) yield* repo.remember(given, indices.value)
+    // A continuation's answer continues the searches of the ids it named (checkContinuation found them granted).
+    const continued = isContinuation(segments, method) ? continuationIds(segments, query, bodies) : []
+    const indices = new Set(continued.length === 0 ? segments[0]!.split(",") : [])
+    for (const id of continued) for (const index of Option.getOrElse(yield* repo.indicesOf(id), () => [])) indices.add(index)
+    if (indices.size > 0) yield* repo.remember(given, [...indices])
   })
