@@ -2,7 +2,7 @@ import { copyFile, mkdir, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import { Extractor } from "../../src/extract/Extractor.ts"
 import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
 import { indexedDocuments } from "../../src/search/indexedDocuments.ts"
@@ -231,3 +231,84 @@ for (const database of databaseKinds) {
     })
   })
 }
+
+describe.skipIf(!postgresAvailable)(
+  `an index write and its generation on postgres${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`,
+  () => {
+    layer(testServerLayer({ database: "postgres" }))((it) => {
+      const generationOf = (sql: SqlClient.SqlClient, project: string) =>
+        Effect.map(
+          sql<{ generation: string }>`SELECT generation::text AS generation FROM document_indices WHERE project = ${project}`,
+          (rows) => rows[0]!.generation
+        )
+
+      it.effect(
+        "renews the generation once, at its end, so that other writers of the project do not wait for the index transaction in progress",
+        () =>
+          Effect.gen(function* () {
+            const project = "held"
+            const file = yield* inWorkDir("held.txt")
+            yield* Effect.promise(() => writeFile(file, "A held document.\n"))
+            const [template] = yield* extract(project, file)
+            const numbered = (n: number) => ({
+              ...template!,
+              id: n.toString(16).padStart(96, "0"),
+              rootDocument: n.toString(16).padStart(96, "0"),
+              path: `/held/${n}.txt`
+            })
+            yield* withServer((index) => index.bulkIndex(project, [numbered(1), numbered(2)]))
+            const before = yield* withServer((_, sql) => generationOf(sql, project))
+
+            // In a transaction as the index task's, after the index write: the generation is new, and what the same
+            // transaction writes next renews it again through the triggers.
+            const [written, afterTag] = yield* withServer((index, sql) =>
+              sql.withTransaction(
+                Effect.gen(function* () {
+                  yield* index.bulkIndex(project, [numbered(3)])
+                  const written = yield* generationOf(sql, project)
+                  yield* sql`UPDATE documents SET tags = ARRAY['next'] WHERE project = ${project} AND id = ${numbered(1).id}`
+                  return [written, yield* generationOf(sql, project)] as const
+                })
+              )
+            )
+            // The write draws two numbers: the default of its index row's insert (drawn even when the row exists) and
+            // its last statement's; its insert triggers draw none (they drew one more before). The tag's trigger, one.
+            expect([BigInt(written) - BigInt(before), BigInt(afterTag) - BigInt(written)]).toEqual([2n, 1n])
+
+            // While a transaction that renews the generation itself writes documents, the project's row is not locked:
+            // a tag written on another connection meanwhile does not wait (it failed on its lock timeout before).
+            const started = yield* Deferred.make<void>()
+            const release = yield* Deferred.make<void>()
+            const holding = yield* Effect.fork(
+              withServer((_, sql) =>
+                sql.withTransaction(
+                  Effect.gen(function* () {
+                    yield* sql`SELECT set_config('quarry.generation_renewed_by_caller', 'on', true)`
+                    yield* sql`UPDATE documents SET tags = ARRAY['held'] WHERE project = ${project} AND id = ${numbered(2).id}`
+                    yield* Deferred.succeed(started, undefined)
+                    yield* Deferred.await(release)
+                  })
+                )
+              )
+            )
+            yield* Deferred.await(started)
+            const tagged = yield* withServer((_, sql) =>
+              sql.withTransaction(
+                Effect.zipRight(
+                  sql`SET LOCAL lock_timeout = '2s'`,
+                  Effect.zipRight(
+                    sql`UPDATE documents SET tags = ARRAY['meanwhile'] WHERE project = ${project} AND id = ${numbered(3).id}`,
+                    generationOf(sql, project)
+                  )
+                )
+              )
+            ).pipe(Effect.either)
+            yield* Deferred.succeed(release, undefined)
+            yield* Fiber.join(holding)
+            expect(tagged._tag).toBe("Right")
+            expect(tagged._tag === "Right" && tagged.right).not.toBe(afterTag)
+          })
+      )
+    })
+  }
+)

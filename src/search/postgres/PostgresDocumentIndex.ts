@@ -184,6 +184,9 @@ export const PostgresDocumentIndex = Layer.effect(
       return yield* sql.withTransaction(
         Effect.gen(function* () {
           yield* sql`INSERT INTO document_indices (project) VALUES (${project}) ON CONFLICT DO NOTHING`
+          // The generation is renewed once, at the end (migration 0151): renewed by the first insert's trigger, its row
+          // stayed locked for the whole transaction, and every other write to the project waited for it.
+          yield* sql`SELECT set_config('quarry.generation_renewed_by_caller', 'on', true)`
           const inserted = new Set((yield* Effect.forEach(batches([...first.values()]), (batch) => insertDocuments(project, batch))).flat())
           const roots = documents.filter((document) => document.parentDocument === null)
           const notInserted = [...new Set(roots.filter((document) => !inserted.has(document.id)).map((document) => document.id))]
@@ -197,6 +200,9 @@ export const PostgresDocumentIndex = Layer.effect(
             duplicates.set(`${id}\0${document.path}`, { id, path: document.path, documentId: document.id })
           }
           const recorded = duplicates.size === 0 ? 0 : yield* insertDuplicates(project, [...duplicates.values()])
+          yield* sql`UPDATE document_indices SET generation = nextval('document_index_generations') WHERE project = ${project}`
+          // The triggers renew generations again for whatever else an enclosing transaction writes.
+          yield* sql`SELECT set_config('quarry.generation_renewed_by_caller', 'off', true)`
           return { indexed: inserted.size, duplicates: recorded } satisfies BulkResult
         })
       )
