@@ -30,6 +30,15 @@ const extract = (project: string, file: string) =>
 
 const inWorkDir = (...parts: ReadonlyArray<string>) => Effect.map(TestServer, (server) => path.join(server.workDir, ...parts))
 
+/** The document of a one-line text file written in the work folder: a template for generated documents. */
+const templateDocument = (project: string, name: string, text: string) =>
+  Effect.gen(function* () {
+    const file = yield* inWorkDir(name)
+    yield* Effect.promise(() => writeFile(file, text))
+    const [template] = yield* extract(project, file)
+    return template!
+  })
+
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`PostgresDocumentIndex on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
@@ -175,11 +184,9 @@ for (const database of databaseKinds) {
           expect(yield* withServer((index) => index.indexExists(project))).toBe(false)
           expect(yield* withServer((index) => index.createIndex(project))).toBe(true)
           expect(yield* withServer((index) => index.createIndex(project))).toBe(false)
-          const file = yield* inWorkDir("template.txt")
-          yield* Effect.promise(() => writeFile(file, "Template document.\n"))
-          const [template] = yield* extract(project, file)
+          const template = yield* templateDocument(project, "template.txt", "Template document.\n")
           const many = Array.from({ length: 1_234 }, (_, n) => ({
-            ...template!,
+            ...template,
             id: n.toString(16).padStart(96, "0"),
             rootDocument: n.toString(16).padStart(96, "0"),
             path: `/data/folder${n % 7}/file${n}.txt`,
@@ -204,11 +211,9 @@ for (const database of databaseKinds) {
         () =>
           Effect.gen(function* () {
             const project = "lexicon"
-            const file = yield* inWorkDir("lexicon.txt")
-            yield* Effect.promise(() => writeFile(file, "Template.\n"))
-            const [template] = yield* extract(project, file)
+            const template = yield* templateDocument(project, "lexicon.txt", "Template.\n")
             const document = (n: number, content: string) => ({
-              ...template!,
+              ...template,
               id: `${n}`.padStart(64, "0"),
               rootDocument: `${n}`.padStart(64, "0"),
               path: `/data/note${n}.txt`,
@@ -247,11 +252,9 @@ describe.skipIf(!postgresAvailable)(
         () =>
           Effect.gen(function* () {
             const project = "held"
-            const file = yield* inWorkDir("held.txt")
-            yield* Effect.promise(() => writeFile(file, "A held document.\n"))
-            const [template] = yield* extract(project, file)
+            const template = yield* templateDocument(project, "held.txt", "A held document.\n")
             const numbered = (n: number) => ({
-              ...template!,
+              ...template,
               id: n.toString(16).padStart(96, "0"),
               rootDocument: n.toString(16).padStart(96, "0"),
               path: `/held/${n}.txt`
