@@ -67,39 +67,34 @@ const continuationIds = (segments: ReadonlyArray<string>, query: URLSearchParams
 /**
  * In SERVER mode a continuation is answered only for a caller granted every index of the search that opened it:
  * 404, as for an expired context, for an id the proxy did not give out; 403 when an index is not the caller's.
- * `bodies` are the request body and its `source` parameter.
+ * `bodies` are the request body and its `source` parameter. Answers the indices the request continues (undefined
+ * when it is no continuation, or in LOCAL mode), for `rememberContinuation`.
  */
 export const checkContinuation = (path: string, method: BackendRequest["method"], query: URLSearchParams, bodies: ReadonlyArray<unknown>) =>
   Effect.gen(function* () {
     const segments = segmentsOf(path)
-    if (!isContinuation(segments, method) || !(yield* isServerMode)) return
+    if (!isContinuation(segments, method) || !(yield* isServerMode)) return undefined
     const repo = yield* SearchContinuationRepo
+    const continued = new Set<string>()
     for (const id of continuationIds(segments, query, bodies)) {
       const indices = yield* repo.indicesOf(id)
       if (Option.isNone(indices)) return yield* new NotFound({ message: `No search context found for id [${id}]` })
       yield* requireGrantedIndices(indices.value)
+      for (const index of indices.value) continued.add(index)
     }
+    return [...continued]
   })
 
 /**
  * Keeps, in SERVER mode, the continuation id an answer gives out (`_scroll_id`, an async search's `id`) with the
- * indices of its search: those of the path, or of the continuation the request itself continued.
+ * indices of its search: those `checkContinuation` found for a continuation, those of the path otherwise.
  */
-export const rememberContinuation = (
-  path: string,
-  method: BackendRequest["method"],
-  query: URLSearchParams,
-  bodies: ReadonlyArray<unknown>,
-  answer: unknown
-) =>
+export const rememberContinuation = (path: string, continued: ReadonlyArray<string> | undefined, answer: unknown) =>
   Effect.gen(function* () {
     const segments = segmentsOf(path)
     const given = stringField(answer, "_scroll_id") ?? (segments.includes("_async_search") ? stringField(answer, "id") : undefined)
     if (given === undefined || !(yield* isServerMode)) return
-    const repo = yield* SearchContinuationRepo
-    // A continuation's answer continues the searches of the ids it named (checkContinuation found them granted).
-    const continued = isContinuation(segments, method) ? continuationIds(segments, query, bodies) : []
-    const indices = new Set(continued.length === 0 ? segments[0]!.split(",") : [])
-    for (const id of continued) for (const index of Option.getOrElse(yield* repo.indicesOf(id), () => [])) indices.add(index)
-    if (indices.size > 0) yield* repo.remember(given, [...indices])
+    // In SERVER mode `continued` is undefined only for a search, whose path starts with its index list.
+    const indices = continued ?? segments[0]!.split(",")
+    if (indices.length > 0) yield* (yield* SearchContinuationRepo).remember(given, indices)
   })

@@ -61,7 +61,7 @@ const forward = (method: BackendRequest["method"]) =>
     }
     const bodies = [body._tag === "Json" ? body.value : null, sourceBody]
     yield* checkBodyIndices(bodies)
-    yield* checkContinuation(path, method, query, bodies)
+    const continued = yield* checkContinuation(path, method, query, bodies)
     const backend = yield* SearchBackend
     const answer = yield* backend.handle({
       method,
@@ -70,7 +70,7 @@ const forward = (method: BackendRequest["method"]) =>
       body: method === "POST" && body._tag === "Json" ? body.value : undefined,
       interactive: true
     })
-    if (answer.status === 200) yield* rememberContinuation(path, method, query, bodies, answer.body)
+    if (answer.status === 200) yield* rememberContinuation(path, continued, answer.body)
     return method === "HEAD" ? empty(answer.status) : json(answer.body, answer.status)
   })
 
