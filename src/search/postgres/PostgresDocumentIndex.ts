@@ -183,9 +183,9 @@ export const PostgresDocumentIndex = Layer.effect(
       const first = firstOfEachId(documents)
       return yield* sql.withTransaction(
         Effect.gen(function* () {
-          yield* sql`INSERT INTO document_indices (project) VALUES (${project}) ON CONFLICT DO NOTHING`
-          // The generation is renewed once, at the end (migration 0151): renewed by the first insert's trigger, its row
-          // stayed locked for the whole transaction, and every other write to the project waited for it.
+          // The index row is created, or its generation renewed, once, at the end (migration 0151): renewed by the
+          // first insert's trigger, the row stayed locked for the whole transaction, and every other write to the
+          // project waited for it.
           yield* sql`SELECT set_config('quarry.generation_renewed_by_caller', 'on', true)`
           const inserted = new Set((yield* Effect.forEach(batches([...first.values()]), (batch) => insertDocuments(project, batch))).flat())
           const roots = documents.filter((document) => document.parentDocument === null)
@@ -200,7 +200,14 @@ export const PostgresDocumentIndex = Layer.effect(
             duplicates.set(`${id}\0${document.path}`, { id, path: document.path, documentId: document.id })
           }
           const recorded = duplicates.size === 0 ? 0 : yield* insertDuplicates(project, [...duplicates.values()])
-          yield* sql`UPDATE document_indices SET generation = nextval('document_index_generations') WHERE project = ${project}`
+          // An upsert alone would draw a number for its insert's default even where the row exists. Where another
+          // write created the row meanwhile, the conflict still renews it: its commit may come after that write's.
+          yield* sql`
+            WITH renewed AS (
+              UPDATE document_indices SET generation = nextval('document_index_generations') WHERE project = ${project} RETURNING 1
+            )
+            INSERT INTO document_indices (project) SELECT ${project} WHERE NOT EXISTS (SELECT 1 FROM renewed)
+            ON CONFLICT (project) DO UPDATE SET generation = nextval('document_index_generations')`
           // The triggers renew generations again for whatever else an enclosing transaction writes.
           yield* sql`SELECT set_config('quarry.generation_renewed_by_caller', 'off', true)`
           return { indexed: inserted.size, duplicates: recorded } satisfies BulkResult
