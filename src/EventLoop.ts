@@ -9,3 +9,19 @@ export const eventLoopTurn = Effect.async<void>((resume) => {
   const turn = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(turn))
 })
+
+/**
+ * A turn of the event loop once `sliceMillis` of work have passed since the last one, for a loop of short synchronous
+ * steps: a turn after every step lets every other task on this thread run between two steps, so that a loop of 25
+ * steps waited for 25 of them (a search's highlights took up to 600 ms while an index task extracted files).
+ */
+export const makeSlicedTurn = (sliceMillis: number) => {
+  let sliceStart = performance.now()
+  return Effect.suspend(() => {
+    if (performance.now() - sliceStart < sliceMillis) return Effect.void
+    return Effect.zipLeft(
+      eventLoopTurn,
+      Effect.sync(() => (sliceStart = performance.now()))
+    )
+  })
+}

@@ -1,6 +1,6 @@
 import type { SqlError, Statement } from "@effect/sql"
 import { Effect } from "effect"
-import { eventLoopTurn } from "../../../EventLoop.ts"
+import { makeSlicedTurn } from "../../../EventLoop.ts"
 import type { Query, SearchRequest } from "./Ast.ts"
 import { type AggregationPart, aggregationParts } from "./Aggs.ts"
 import { compileQuery } from "./Compile.ts"
@@ -176,6 +176,9 @@ const hitOf = (request: SearchRequest, record: RecordRow, entry: PageEntry) => {
   }
 }
 
+/** Highlighting time after which a page's hits give the event loop a turn (a long manual's highlights take ~10 ms). */
+const highlightSliceMillis = 10
+
 export const runSearch = (
   sql: Sql,
   indices: ReadonlyArray<string>,
@@ -210,12 +213,13 @@ export const runSearch = (
     )
     const page = (Array.isArray(row.page) ? row.page : []) as ReadonlyArray<PageEntry>
     const pageRows = yield* pageRecords(sql, records, page, contentRead(request))
-    // One hit at a time, with a turn of the event loop after each: highlighting a long text is synchronous work,
-    // which the search's deadline (a timer) can only interrupt between hits.
+    // One hit at a time, with a turn of the event loop between hits every few milliseconds: highlighting a long text
+    // is synchronous work, which the search's deadline (a timer) and other requests can only interrupt between hits.
+    const turnWhenSliceUsed = makeSlicedTurn(highlightSliceMillis)
     const hits = yield* Effect.forEach(pageRows, ({ row: record, entry }) =>
       Effect.zipLeft(
         Effect.sync(() => hitOf(request, record, entry)),
-        eventLoopTurn
+        turnWhenSliceUsed
       )
     )
     const scores = page.flatMap((entry) => (entry[3] === null ? [] : [entry[3]]))

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { makeSlicedTurn } from "../src/EventLoop.ts"
+
+/** Busy work on this thread for `millis`, as a synchronous highlight is. */
+const busy = (millis: number) =>
+  Effect.sync(() => {
+    const until = performance.now() + millis
+    while (performance.now() < until);
+  })
+
+/** The steps after which an immediate callback queued before the loop had run (-1 when it never ran). */
+const stepWhenOthersRan = (steps: number, stepMillis: number, sliceMillis: number) =>
+  Effect.gen(function* () {
+    let othersRan = false
+    const other = setImmediate(() => (othersRan = true))
+    let ranAfter = -1
+    const turnWhenSliceUsed = makeSlicedTurn(sliceMillis)
+    for (let step = 1; step <= steps; step++) {
+      yield* busy(stepMillis)
+      yield* turnWhenSliceUsed
+      if (othersRan && ranAfter === -1) ranAfter = step
+    }
+    clearImmediate(other)
+    return ranAfter
+  })
+
+describe("makeSlicedTurn", () => {
+  it.effect("short steps run back to back while their slice lasts", () =>
+    Effect.gen(function* () {
+      expect(yield* stepWhenOthersRan(50, 0, 1_000)).toBe(-1)
+    })
+  )
+
+  it.effect("once the slice is used, the event loop gets a turn between two steps", () =>
+    Effect.gen(function* () {
+      const step = yield* stepWhenOthersRan(20, 2, 10)
+      // Ten milliseconds of 2 ms steps: the turn comes after the fifth step at the earliest, well before the last.
+      expect(step).toBeGreaterThanOrEqual(5)
+      expect(step).toBeLessThan(20)
+    })
+  )
+})
