@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 
 /**
  * Who goes first on the embedded database's one session: a person waiting for a search, before an index task's next
@@ -11,12 +11,15 @@ import { Effect } from "effect"
  * 512 KB transactions, not one.
  */
 const maxYieldMillis = 2_000
+/** How long after a search ends people still count as searching (a person reads a page of hits, then searches again). */
+const searchingLingerMillis = 5_000
 
 export class InteractiveFirst extends Effect.Service<InteractiveFirst>()("quarry/InteractiveFirst", {
   effect: Effect.gen(function* () {
     const noneRunning = yield* Effect.makeLatch(true)
     const oneWriteAtATime = yield* Effect.makeSemaphore(1)
     let running = 0
+    let lastEnded = Number.NEGATIVE_INFINITY
 
     /** `effect`, during which background writes hold back. */
     const interactive = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -26,8 +29,15 @@ export class InteractiveFirst extends Effect.Service<InteractiveFirst>()("quarry
           () => noneRunning.close
         ),
         () => effect,
-        () => Effect.suspend(() => (--running === 0 ? noneRunning.open : Effect.void))
+        () =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            lastEnded = now
+            return --running === 0 ? noneRunning.open : Effect.void
+          })
       )
+
+    /** Whether a search runs or ended moments ago: background work then keeps its steps short. */
+    const searching = Effect.map(Clock.currentTimeMillis, (now) => running > 0 || now - lastEnded < searchingLingerMillis)
 
     /** Waits until no interactive work runs, or `maxYieldMillis` at most. */
     const turn = noneRunning.await.pipe(
@@ -37,6 +47,6 @@ export class InteractiveFirst extends Effect.Service<InteractiveFirst>()("quarry
     /** A background write: after the one before it, once no search runs (or `maxYieldMillis` have passed). */
     const background = <A, E, R>(write: Effect.Effect<A, E, R>) => oneWriteAtATime.withPermits(1)(Effect.zipRight(turn, write))
 
-    return { interactive, background }
+    return { interactive, background, searching }
   })
 }) {}

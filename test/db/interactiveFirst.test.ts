@@ -76,4 +76,22 @@ describe("InteractiveFirst: searches before index writes on the embedded databas
       expect(order).toEqual(["write 1", "search", "write 2"])
     }).pipe(Effect.provide(InteractiveFirst.Default))
   )
+
+  it.effect("people count as searching while a search runs and for five seconds after it, when index writes stay short", () =>
+    Effect.gen(function* () {
+      const turns = yield* InteractiveFirst
+      expect(yield* turns.searching).toBe(false)
+      const release = yield* Deferred.make<void>()
+      const search = yield* Effect.fork(turns.interactive(Deferred.await(release)))
+      yield* Effect.yieldNow()
+      yield* TestClock.adjust("1 minute")
+      expect(yield* turns.searching).toBe(true)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(search)
+      yield* TestClock.adjust("4999 millis")
+      expect(yield* turns.searching).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* turns.searching).toBe(false)
+    }).pipe(Effect.provide(InteractiveFirst.Default))
+  )
 })

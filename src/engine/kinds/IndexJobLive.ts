@@ -16,10 +16,19 @@ import { type IndexCheckpoint, IndexJob } from "./IndexJob.ts"
 const claimSize = 64
 /**
  * Most extracted bytes one transaction writes (a claim's files are split into as many as needed; a file larger than
- * that is written alone). The embedded database runs one statement at a time for everyone, so a search or a status
- * check waits for the transaction in progress: there they stay small. A server runs them side by side.
+ * that is written alone). The embedded database runs one statement at a time for everyone, so a search waits for the
+ * transaction in progress: there they stay small, and smaller still while people search (a 128 KB transaction of real
+ * pages takes about 30 ms at the median and 200 ms at the 99th percentile there, a 512 KB one four times that; fewer,
+ * larger transactions index faster). A server runs them side by side.
  */
-const transactionBytes = { pglite: 512 * 1024, postgres: 8 * 1024 * 1024 } as const
+const transactionBytes = { pglite: 512 * 1024, pgliteWhileSearching: 128 * 1024, postgres: 8 * 1024 * 1024 } as const
+/**
+ * Workers for a task's `parallelism` (the machine's cores by default): each keeps two things busy at once, the
+ * extraction of its next claim (on this thread or the extraction threads) and the database writing the one before. On
+ * two cores, two workers indexed real documents no faster than one, and searches meanwhile waited longer for the
+ * cores (p99 334 against 200 ms on the server).
+ */
+const workersFor = (parallelism: number) => Math.ceil(parallelism / 2)
 /** How often an idle worker looks again while a scan of its project may still queue files. */
 const scanPollInterval = "200 millis"
 /** Least time between two counts of the files left, for the progress: each count reads the whole queue. */
@@ -64,11 +73,16 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     const extractor = yield* ExtractionPool
     const claimant = { taskId: context.taskId, attempt: context.attempt }
     const queueKey = { project: payload.project, queueName: queueOf(payload) }
-    const budget = transactionBytes[(yield* DatabaseInfo).kind]
+    const databaseKind = (yield* DatabaseInfo).kind
     // Present on the embedded database: each write waits its turn behind the searches in progress (see InteractiveFirst).
     const interactiveFirst = yield* Effect.serviceOption(InteractiveFirst)
     const inTurn = <A, E, R>(write: Effect.Effect<A, E, R>) =>
       interactiveFirst._tag === "Some" ? interactiveFirst.value.background(write) : write
+    const budget = Effect.gen(function* () {
+      if (databaseKind === "postgres") return transactionBytes.postgres
+      const searching = interactiveFirst._tag === "Some" && (yield* interactiveFirst.value.searching)
+      return searching ? transactionBytes.pgliteWhileSearching : transactionBytes.pglite
+    })
     const extractOptions = {
       project: payload.project,
       ocr: payload.ocr,
@@ -94,7 +108,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
       const files = yield* queue.claim(queueKey, claimant, claimSize)
       // One after the other: small files are read synchronously, and a fiber per file cost more than most extractions.
       const extracted = yield* Effect.forEach(files, (file) => Effect.map(extract(file), (result) => ({ file, ...result })))
-      return transactionsOf(extracted, budget)
+      return transactionsOf(extracted, yield* budget)
     })
 
     const write = ({ files, documents, bytes }: Transaction) =>
@@ -143,7 +157,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
 
     yield* index.createIndex(payload.project)
     yield* Effect.all(
-      Array.from({ length: payload.parallelism }, () => worker),
+      Array.from({ length: workersFor(payload.parallelism) }, () => worker),
       { concurrency: "unbounded", discard: true }
     )
     yield* index.refresh()
