@@ -175,7 +175,7 @@ export const optionSpecs: ReadonlyArray<OptionSpec> = [
   {
     name: "parallelism",
     defaultValue: defaultParallelism,
-    description: "tasks run at once, and indexing workers",
+    description: "tasks run at once, and the steps an index task runs at once (each worker extracts while the database writes)",
     check: integerIn(1, 1024)
   },
   {
