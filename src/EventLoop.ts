@@ -17,20 +17,18 @@ export const eventLoopTurn = Effect.async<void>((resume) => {
  * held requests for six slices in a row (`/api/status` p99 49 to 90 ms under 200 concurrent searches).
  */
 let stretchStart = 0
-/** Whether the event loop has run its timers, and so its I/O, since the last sliced turn: a new stretch begins. */
-let passedSinceTurn = true
+/**
+ * A zero-delay timer set at a sliced turn, pending until the event loop runs its timers (and so its I/O) again: while
+ * it is pending the loop is still in the same pass, once it has fired a new stretch begins.
+ */
 let passMarker: NodeJS.Timeout | undefined
 
 const awaitNextPass = () => {
-  passedSinceTurn = false
-  passMarker ??= setTimeout(() => {
-    passMarker = undefined
-    passedSinceTurn = true
-  }, 0).unref()
+  passMarker ??= setTimeout(() => (passMarker = undefined), 0).unref()
 }
 
 const beginStretchOnNewPass = () => {
-  if (passedSinceTurn) stretchStart = performance.now()
+  if (passMarker === undefined) stretchStart = performance.now()
 }
 
 /**

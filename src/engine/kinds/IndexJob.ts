@@ -16,7 +16,8 @@ const filesOnlyCheckpoint = Schema.transform(Schema.Int, IndexCheckpoint, {
 
 /**
  * Drains the project's document queue with workers that keep `parallelism` things busy (each extracts its next
- * claim while the database writes the one before). Each worker claims a few files, extracts them, and writes their documents and removes them from the queue in one transaction, so that a
+ * claim while the database writes the one before). Each worker claims a few files, extracts them, and writes their
+ * documents and removes them from the queue in one transaction, so that a
  * stopped or crashed task leaves every file either indexed and dequeued or still queued; the next index task
  * (or this one, restarted) takes the rest. While a scan of the project is queued or running, an empty queue
  * is waited on rather than taken as the end. The result is the number of files taken from the queue.
