@@ -16,6 +16,14 @@ export interface IndexedDocument extends Omit<ExtractedDocument, "children" | "e
   readonly duplicateId?: string | undefined
 }
 
+export interface BulkOptions {
+  /**
+   * Leave what can wait to `finishWrites`, so that the write itself is short: the PostgreSQL index on the embedded
+   * database then leaves the documents' term-dictionary words. The caller calls `finishWrites` afterwards.
+   */
+  readonly finishLater?: boolean
+}
+
 /** What a bulk write did: new documents, and files whose content was already indexed at another path. */
 export interface BulkResult {
   readonly indexed: number
@@ -63,7 +71,11 @@ export interface DocumentIndexShape {
    * Writes documents in one transaction. A document whose id is already in the index is not overwritten: a
    * Duplicate record (its path, the original's id) is kept instead, as the reference does.
    */
-  readonly bulkIndex: (project: string, documents: ReadonlyArray<IndexedDocument>) => Effect.Effect<BulkResult, DocumentIndexError>
+  readonly bulkIndex: (
+    project: string,
+    documents: ReadonlyArray<IndexedDocument>,
+    options?: BulkOptions
+  ) => Effect.Effect<BulkResult, DocumentIndexError>
   /** A document by id; with `routing`, only when its root document is that id. */
   readonly get: (project: string, id: string, routing?: string) => Effect.Effect<Option.Option<IndexedDocument>, DocumentIndexError>
   /** Number of Document records (not Duplicates) of the project. */
@@ -111,6 +123,12 @@ export interface DocumentIndexShape {
   readonly getNamedEntity: (project: string, id: string, routing?: string) => Effect.Effect<Option.Option<NamedEntity>, DocumentIndexError>
   /** Sets `isHidden` on every named entity of the project with that mentionNorm; answers how many matched. */
   readonly hideNamedEntities: (project: string, mentionNorm: string) => Effect.Effect<number, DocumentIndexError>
+  /**
+   * Finishes, in short steps, what the project's bulk writes with `finishLater` left: the PostgreSQL index on the
+   * embedded database adds the words of the documents they inserted to the term dictionary that fuzzy, wildcard,
+   * regexp and range terms expand against (migration 0160). Elsewhere there is nothing left.
+   */
+  readonly finishWrites: (project: string) => Effect.Effect<void, DocumentIndexError>
   /**
    * Makes a large write fast to search, at the end of an index or named-entity task: the PostgreSQL index merges
    * the entries its text indexes keep aside for writes (every search reads them one by one until then) and

@@ -119,7 +119,7 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
               // The commit need not wait for the WAL flush: a crash can only lose whole batches, documents and queue
               // removals together, whose files are then still queued and indexed again.
               yield* sql`SET LOCAL synchronous_commit TO OFF`
-              if (documents.length > 0) yield* index.bulkIndex(payload.project, documents)
+              if (documents.length > 0) yield* index.bulkIndex(payload.project, documents, { finishLater: true })
               yield* queue.remove(files.map((file) => file.id))
               yield* checkpointLock.withPermits(1)(
                 Ref.updateAndGet(done, (count) => ({ files: count.files + files.length, bytes: count.bytes + bytes })).pipe(
@@ -129,6 +129,8 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
             })
           )
         )
+        // The documents' lexicon words, on the embedded database: in steps of their own, so that a search waits less.
+        yield* index.finishWrites(payload.project)
         const now = yield* Clock.currentTimeMillis
         if (now - lastCounted >= progressCountMillis) {
           lastCounted = now
@@ -156,6 +158,8 @@ export const IndexJobLive = IndexJob.toLayer((payload, context) =>
     })
 
     yield* index.createIndex(payload.project)
+    // What a stopped attempt's last writes left for later.
+    yield* index.finishWrites(payload.project)
     yield* Effect.all(
       Array.from({ length: workersFor(payload.parallelism) }, () => worker),
       { concurrency: "unbounded", discard: true }

@@ -288,7 +288,8 @@ export const ElasticsearchDocumentIndex = Layer.effect(
         .pipe(Effect.mapError(unavailable))
     })
 
-    // Elasticsearch merges its segments and keeps its statistics itself.
+    // A bulk request leaves nothing for later; Elasticsearch merges its segments and keeps its statistics itself.
+    const finishWrites = () => Effect.void
     const refresh = () => Effect.void
 
     return DocumentIndex.of({
@@ -299,6 +300,7 @@ export const ElasticsearchDocumentIndex = Layer.effect(
       count,
       addTags,
       removeTags,
+      finishWrites,
       refresh,
       deleteIndex,
       ...elasticsearchNamedEntities(elasticsearch, unavailable)

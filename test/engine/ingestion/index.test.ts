@@ -1,5 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Engine } from "../../../src/engine/Engine.ts"
@@ -77,6 +78,22 @@ const expectConsistent = (paths: ReadonlyArray<string>, project: string) =>
     return queued.size
   })
 
+/**
+ * Words of the project's documents missing from the lexicon that fuzzy, wildcard and regexp terms expand against, and
+ * documents still listed for their words (the embedded database adds them after each write, migration 0160).
+ */
+const lexiconGaps = (project: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [missing] = yield* sql<{ words: number; pending: number }>`
+      SELECT
+        (SELECT count(*)::int FROM documents d, unnest(tsvector_to_array(d.content_tsv)) AS l (word)
+          WHERE d.project = ${project}
+            AND NOT EXISTS (SELECT 1 FROM index_words k WHERE k.project = d.project AND k.field = 'c' AND k.word = l.word COLLATE "C")) AS words,
+        (SELECT count(*)::int FROM index_words_pending WHERE project = ${project}) AS pending`
+    return missing
+  }).pipe(Effect.orDie)
+
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
   describe.skipIf(skip)(`Index task on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
@@ -94,6 +111,7 @@ for (const database of databaseKinds) {
           expect(task).toMatchObject({ state: "DONE", result: documentKeys.length, progress: 1 })
           expect(task.name).toMatch(/^org\.icij\.datashare\.tasks\.IndexTask@/)
           expect(yield* remaining(project)).toBe(0)
+          expect(yield* lexiconGaps(project)).toEqual({ words: 0, pending: 0 })
 
           const expected = yield* expectedDocuments(
             documentKeys.map((key) => written[key]),
@@ -162,6 +180,7 @@ for (const database of databaseKinds) {
 
           expect(yield* indexAll(engine, project)).toMatchObject({ state: "DONE", result: left })
           expect(yield* expectConsistent(paths, project)).toBe(0)
+          expect(yield* lexiconGaps(project)).toEqual({ words: 0, pending: 0 })
         })
       )
 
@@ -184,6 +203,7 @@ for (const database of databaseKinds) {
           yield* startIngestionEngine()
           expect(yield* finished(task.id, "120 seconds")).toMatchObject({ state: "DONE", result: paths.length, attempts: 2 })
           expect(yield* expectConsistent(paths, project)).toBe(0)
+          expect(yield* lexiconGaps(project)).toEqual({ words: 0, pending: 0 })
         })
       )
 
