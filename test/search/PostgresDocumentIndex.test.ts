@@ -5,7 +5,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Deferred, Effect, Fiber, Option } from "effect"
 import { InteractiveFirst } from "../../src/db/InteractiveFirst.ts"
 import { Extractor } from "../../src/extract/Extractor.ts"
-import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
+import { DocumentIndex, type IndexedDocument } from "../../src/search/DocumentIndex.ts"
 import { indexedDocuments } from "../../src/search/indexedDocuments.ts"
 import { indexedPrefixBytes } from "../../src/search/postgres/TextIndex.ts"
 import { generateCorpus } from "../fixtures/corpus.ts"
@@ -39,6 +39,12 @@ const templateDocument = (project: string, name: string, text: string) =>
     const [template] = yield* extract(project, file)
     return template!
   })
+
+/** The template as the `n`-th top-level document: an id of its own, which is its routing too. */
+const numberedCopy = (template: IndexedDocument, n: number): IndexedDocument => {
+  const id = n.toString(16).padStart(96, "0")
+  return { ...template, id, rootDocument: id }
+}
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
@@ -121,9 +127,7 @@ for (const database of databaseKinds) {
             const template = yield* templateDocument(project, "steps.txt", "Steps.\n")
             // Documents of 1,200 distinct words each: steps of 3,000 words while people search take three, then one.
             const documents = [1, 2, 3, 4, 5, 6].map((n) => ({
-              ...template,
-              id: n.toString(16).padStart(96, "0"),
-              rootDocument: n.toString(16).padStart(96, "0"),
+              ...numberedCopy(template, n),
               path: `/steps/${n}.txt`,
               content: Array.from({ length: 1_200 }, (_, word) => `d${n}w${word}`).join(" ")
             }))
@@ -313,9 +317,7 @@ for (const database of databaseKinds) {
           expect(yield* withServer((index) => index.createIndex(project))).toBe(false)
           const template = yield* templateDocument(project, "template.txt", "Template document.\n")
           const many = Array.from({ length: 1_234 }, (_, n) => ({
-            ...template,
-            id: n.toString(16).padStart(96, "0"),
-            rootDocument: n.toString(16).padStart(96, "0"),
+            ...numberedCopy(template, n),
             path: `/data/folder${n % 7}/file${n}.txt`,
             dirname: `/data/folder${n % 7}`,
             tags: n % 2 === 0 ? ["even"] : []
@@ -380,12 +382,7 @@ describe.skipIf(!postgresAvailable)(
           Effect.gen(function* () {
             const project = "held"
             const template = yield* templateDocument(project, "held.txt", "A held document.\n")
-            const numbered = (n: number) => ({
-              ...template,
-              id: n.toString(16).padStart(96, "0"),
-              rootDocument: n.toString(16).padStart(96, "0"),
-              path: `/held/${n}.txt`
-            })
+            const numbered = (n: number) => ({ ...numberedCopy(template, n), path: `/held/${n}.txt` })
             yield* withServer((index) => index.bulkIndex(project, [numbered(1), numbered(2)]))
             const before = yield* withServer((_, sql) => generationOf(sql, project))
 
