@@ -1,5 +1,5 @@
 -- Documents whose words are not in `index_words` yet. On the embedded database an index task's inserts leave their
--- words to later statements of their own, a few documents each (PostgresDocumentIndex.finishWrites): looking each
+-- words to later statements of their own, a few documents each (finishWrites, PostgresIndexUpkeep.ts): looking each
 -- distinct word up in the lexicon took about half of an insert's time there, up to 300-500 ms for some 128 KB of
 -- real pages, and PGlite's one session made every search wait for it. Until then fuzzy, wildcard, regexp and range
 -- terms do not expand to those words; the index task adds them before it ends, and a task resumed after a crash adds
