@@ -1,5 +1,5 @@
 /**
- * `highlightText` against the algorithm it replaced (kept below as the reference): the same fragments for generated
+ * `highlightText` against the algorithm it replaced (`highlightReference.ts`): the same fragments for generated
  * texts and queries, with limits, fragment sizes and fragment counts of every kind; then its bounds: work stops at
  * max_analyzed_offset, and pathological wildcards and regexps stay fast.
  */
@@ -8,173 +8,8 @@ import { describe, expect, it } from "vitest"
 import type { HighlightField, Query } from "../../../src/search/postgres/dsl/Ast.ts"
 import { highlightText } from "../../../src/search/postgres/dsl/Highlight.ts"
 import { translateRegexp } from "../../../src/search/postgres/dsl/Patterns.ts"
-import { words as wordsOf } from "../../../src/search/postgres/dsl/Text.ts"
-import { fold } from "../../../src/search/postgres/TextIndex.ts"
 import { type Random, seeded } from "./generate.ts"
-
-// ---- The reference: highlightText as it was before it was bounded and made fast (a verbatim copy). ----
-
-type WordMatcher = (word: string) => boolean
-
-interface Matchers {
-  readonly words: Array<WordMatcher>
-  readonly phrases: Array<ReadonlyArray<string>>
-}
-
-const likeToRegExp = (pattern: string) => {
-  let out = ""
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!
-    if (c === "\\" && i + 1 < pattern.length) out += pattern[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
-    else if (c === "*") out += ".*"
-    else if (c === "?") out += "."
-    else out += c.replace(/[.+^${}()|[\]\\/]/g, "\\$&")
-  }
-  return new RegExp(`^${out}$`, "u")
-}
-
-const editDistanceAtMost = (a: string, b: string, max: number) => {
-  if (Math.abs(a.length - b.length) > max) return false
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    previous = current
-  }
-  return previous[b.length]! <= max
-}
-
-const collect = (query: Query, field: string, into: Matchers) => {
-  switch (query._tag) {
-    case "Bool":
-      ;[...query.must, ...query.filter, ...query.should].forEach((clause) => collect(clause, field, into))
-      return
-    case "Match":
-    case "Terms": {
-      if (query.field !== field) return
-      const text = query._tag === "Match" ? query.text : query.values.map(String).join(" ")
-      const set = new Set(wordsOf(fold(text)))
-      into.words.push((word) => set.has(word))
-      return
-    }
-    case "Phrase": {
-      if (query.field !== field) return
-      const phrase = wordsOf(fold(query.text))
-      if (query.slop === 0 && phrase.length > 1) into.phrases.push(phrase)
-      else {
-        const set = new Set(phrase)
-        into.words.push((word) => set.has(word))
-      }
-      return
-    }
-    case "Wildcard": {
-      if (query.field !== field) return
-      const regexp = likeToRegExp(fold(query.pattern))
-      into.words.push((word) => regexp.test(word))
-      return
-    }
-    case "Regexp": {
-      if (query.field !== field) return
-      const regexp = new RegExp(query.pattern, query.caseInsensitive ? "i" : "")
-      into.words.push((word) => regexp.test(word))
-      return
-    }
-    case "Fuzzy": {
-      if (query.field !== field) return
-      const term = fold(query.value)
-      into.words.push((word) => editDistanceAtMost(word, term, query.distance))
-      return
-    }
-    default:
-      return
-  }
-}
-
-interface Span {
-  readonly start: number
-  readonly end: number
-}
-
-const matches = (text: string, matchers: Matchers, limit: number): ReadonlyArray<Span> => {
-  const tokens = [...text.matchAll(/[\p{L}\p{N}]+/gu)]
-    .filter((token) => token.index < limit)
-    .map((token) => ({ start: token.index, end: token.index + token[0].length, word: fold(token[0]) }))
-  const marked = new Array<boolean>(tokens.length).fill(false)
-  tokens.forEach((token, index) => (marked[index] = matchers.words.some((matcher) => matcher(token.word))))
-  for (const phrase of matchers.phrases) {
-    for (let i = 0; i + phrase.length <= tokens.length; i++) {
-      if (phrase.every((word, offset) => tokens[i + offset]!.word === word)) for (let j = 0; j < phrase.length; j++) marked[i + j] = true
-    }
-  }
-  return tokens.filter((_, index) => marked[index])
-}
-
-const sentences = (text: string): ReadonlyArray<Span> => {
-  const spans: Array<Span> = []
-  let start = 0
-  for (const boundary of text.matchAll(/[.!?]+["')\]]*\s+|\n+/g)) {
-    const end = boundary.index + boundary[0].length
-    spans.push({ start, end })
-    start = end
-  }
-  if (start < text.length) spans.push({ start, end: text.length })
-  return spans
-}
-
-const wordEndAfter = (text: string, position: number) => {
-  const next = /[^\p{L}\p{N}]/u.exec(text.slice(position))
-  return next === null ? text.length : position + next.index
-}
-
-const passageAround = (text: string, all: ReadonlyArray<Span>, match: Span, size: number): Span => {
-  const index = all.findIndex((sentence) => match.start < sentence.end)
-  const sentence = all[index]!
-  let start = sentence.start
-  if (match.end - start > size) start = match.start
-  let end = sentence.end
-  for (let next = index + 1; next < all.length && all[next]!.end - start <= size; next++) end = all[next]!.end
-  if (end - start > size) end = Math.max(wordEndAfter(text, start + size), match.end)
-  return { start, end }
-}
-
-const mark = (text: string, span: Span, spans: ReadonlyArray<Span>, field: HighlightField) => {
-  let out = ""
-  let position = span.start
-  for (const match of spans) {
-    out += text.slice(position, match.start) + field.preTag + text.slice(match.start, match.end) + field.postTag
-    position = match.end
-  }
-  return (out + text.slice(position, span.end)).trim()
-}
-
-const noMatch = (text: string, size: number) => {
-  if (size <= 0 || text.trim() === "") return []
-  if (text.length <= size) return [text.trim()]
-  const cut = text.slice(0, size + 1).search(/\s\S*$/)
-  return [text.slice(0, cut > 0 ? cut : size).trim()]
-}
-
-const referenceHighlight = (text: string, query: Query, field: HighlightField): ReadonlyArray<string> => {
-  const matchers: Matchers = { words: [], phrases: [] }
-  collect(query, field.field, matchers)
-  const found = matches(text, matchers, field.maxAnalyzedOffset ?? Infinity)
-  if (found.length === 0) return noMatch(text, field.noMatchSize)
-  if (field.numberOfFragments === 0) return [mark(text, { start: 0, end: text.length }, found, field)]
-  const all = sentences(text)
-  const passages: Array<{ span: Span; matches: Array<Span> }> = []
-  for (const match of found) {
-    const last = passages[passages.length - 1]
-    if (last !== undefined && match.start >= last.span.start && match.end <= last.span.end) last.matches.push(match)
-    else passages.push({ span: passageAround(text, all, match, field.fragmentSize), matches: [match] })
-  }
-  const best = passages
-    .map((passage, order) => ({ ...passage, order }))
-    .sort((a, b) => b.matches.length - a.matches.length || a.order - b.order)
-    .slice(0, field.numberOfFragments)
-    .sort((a, b) => a.order - b.order)
-  return best.map((passage) => mark(text, passage.span, passage.matches, field))
-}
+import { referenceHighlight } from "./highlightReference.ts"
 
 // ---- Generated texts and queries ----
 
@@ -337,6 +172,7 @@ const field = (options: Partial<HighlightField> = {}): HighlightField => ({
 })
 
 const match = (text: string): Query => ({ _tag: "Match", field: "content", text, operator: "or" })
+const phrase = (text: string): Query => ({ _tag: "Phrase", field: "content", text, slop: 0 })
 
 /** The fastest of a few runs, in milliseconds: the work itself, without the pauses a busy machine adds. */
 const fastest = (run: () => unknown, runs = 3) => {
@@ -371,6 +207,61 @@ describe("highlightText", () => {
     expect(highlighted).toBeGreaterThan(1_500)
   })
 
+  it("gives the same fragments as the reference on long texts whose matches lie far apart", () => {
+    // Stretches of words no query seeks, with or without sentence ends, and long runs of the units a sentence end is
+    // made of: the highlighter looks for a far match's sentence from shortly before it, and must find the same one.
+    const random = seeded(20_261_127)
+    const filler = ["lorem", "ipsum", "dolor", "sit", "amet"]
+    const stretch = (separator: () => string) => {
+      let text = ""
+      for (let n = 200 + below(random, 1_500); n > 0; n--) text += pick(random, filler) + separator()
+      return text
+    }
+    let highlighted = 0
+    for (let i = 0; i < 300; i++) {
+      let text = ""
+      for (const target = 5_000 + below(random, 30_000); text.length < target;) {
+        const kind = below(random, 4)
+        if (kind === 0) text += `${randomText(random)} `
+        else if (kind === 1) text += stretch(() => " ")
+        else if (kind === 2) text += stretch(() => pick(random, separators))
+        else text += pick(random, ['. ) ] "\n', "...   ", '!?"\n\n', " ", "\u00a0.", ".  \n  ", "x.  \n"]).repeat(1 + below(random, 600))
+      }
+      const query = randomClause(random, "content")
+      // Passages longer than the stretch looked at before a far match, too.
+      const options = { ...randomField(random, text), fragmentSize: pick(random, [50, 280, 1_500, 5_000]) }
+      const expected = referenceHighlight(text, query, options)
+      expect({ i, query, options, fragments: highlightText(text, query, options) }).toEqual({ i, query, options, fragments: expected })
+      if (expected.some((fragment) => fragment.includes("<em>"))) highlighted++
+    }
+    expect(highlighted).toBeGreaterThan(100)
+  })
+
+  it("starts a far match's passage at its sentence's start, wherever that lies before it", () => {
+    const options = field({ fragmentSize: 2_000, numberOfFragments: 1 })
+    const query = match("fox")
+    // Words and spaces only, ending with a space.
+    const noEnds = (length: number) => `${"lorem ".repeat(Math.ceil(length / 6)).slice(0, length - 1)} `
+    // The sentence starts 2,400 characters before the match, past the stretch looked at first, with no end between.
+    const far = `${"lorem. ".repeat(600)}${noEnds(2_400)}fox lorem. lorem`
+    const wide = field({ fragmentSize: 5_000, numberOfFragments: 1 })
+    expect(highlightText(far, query, wide)).toEqual([`${noEnds(2_400)}<em>fox</em> lorem. lorem`])
+    // The stretch looked at first begins inside a sentence end, after its dot: the end is found from where it begins,
+    // and the passage takes the next sentence, which ends exactly fragment_size characters after the match's start.
+    const boundary = "x.  \n  "
+    const before = noEnds(4_200) + boundary
+    const matchAt = before.length - 3 + 1_024
+    const sentenceStart = before.length
+    const upToMatch = noEnds(matchAt - sentenceStart)
+    const upToNextEnd = noEnds(sentenceStart + 2_000 - matchAt - "fox lorem. ".length - 2)
+    const inside = `${before}${upToMatch}fox lorem. ${upToNextEnd}. ${noEnds(3_000)}.`
+    expect(inside.indexOf("fox")).toBe(matchAt)
+    expect(inside.indexOf(". ", matchAt + 10) + 2).toBe(sentenceStart + 2_000)
+    expect(highlightText(inside, query, options)).toEqual([`${upToMatch}<em>fox</em> lorem. ${upToNextEnd}.`])
+    expect(highlightText(far, query, wide)).toEqual(referenceHighlight(far, query, wide))
+    expect(highlightText(inside, query, options)).toEqual(referenceHighlight(inside, query, options))
+  })
+
   it("marks the same words as the reference for 1,500 generated regexps and wildcards, case-insensitive ones too", () => {
     const random = seeded(7)
     const text = `${vocabulary.join(" ")} fooo foxo doxa aaab ab b a.b x-ray ${"ab".repeat(30)} Ab AB aB`
@@ -388,7 +279,7 @@ describe("highlightText", () => {
     }
   })
 
-  it("finds whole words only, as the reference does, where words are sought with the native string search", () => {
+  it("finds whole words and exact phrases only, as the reference does, where words are sought with the native string search", () => {
     // Sought words inside longer words, beside digits, letters beyond U+FFFF and units that fold to ASCII (the
     // Kelvin sign, fullwidth letters, a ligature), U+0130, whose lower case is two units long, and words with accents
     // after an ASCII first letter, whether or not a sought word starts with it.
@@ -420,7 +311,10 @@ describe("highlightText", () => {
     for (let i = 0; i < 1_000; i++) {
       let text = ""
       for (let n = below(random, 30); n > 0; n--) text += pick(random, pieces) + pick(random, [" ", "", ". ", "😀", "-"])
-      const query = match(pick(random, ["fox", "kelvin fine", "x fox", "fox1 1fox", "ﬁne"]))
+      const query =
+        random() < 0.5
+          ? match(pick(random, ["fox", "kelvin fine", "x fox", "fox1 1fox", "ﬁne"]))
+          : phrase(pick(random, ["fox kelvin", "fine fox", "x fox x", "fox fox", "ﬁne fine", "fox x"]))
       const options = field({ numberOfFragments: 0, maxAnalyzedOffset: random() < 0.3 ? below(random, text.length + 2) + 1 : undefined })
       expect({ text, query, fragments: highlightText(text, query, options) }).toEqual({
         text,
