@@ -28,16 +28,15 @@ import { engineLayer } from "../src/engine/Layer.ts"
 import { Extractor } from "../src/extract/Extractor.ts"
 import { PostgresDocumentIndex } from "../src/search/postgres/PostgresDocumentIndex.ts"
 import { makePostgresSearchBackend, PostgresSearchBackend } from "../src/search/postgres/PostgresSearchBackend.ts"
-import { fold } from "../src/search/postgres/TextIndex.ts"
 import { SearchBackend, type SearchBackendShape } from "../src/search/SearchBackend.ts"
-import { isolatedHome, startQuarry } from "../test/cli/quarryProcess.ts"
-import { TestDatabaseUrl, testDatabase } from "../test/engine/helpers.ts"
+import { testDatabase } from "../test/engine/helpers.ts"
 import { type DatabaseKind, postgresAvailable } from "../test/helpers/databases.ts"
-import { clientQuery, percentile, round, searchBody } from "./_clientSearch.ts"
+import { percentile, round, searchBody } from "./_clientSearch.ts"
 import { realDocuments, unpackedDir } from "./_realDocs.ts"
-import { generateScaleCorpus, generatedRoot, random } from "./_scaleCorpus.ts"
+import { bounded } from "./_scaleBounded.ts"
+import { generateScaleCorpus, generatedRoot } from "./_scaleCorpus.ts"
+import { classes, pickQueries, type Query, type QueryClass, type QuerySet } from "./_scaleQueries.ts"
 import { report } from "./report.ts"
-import { sampleStatusApart } from "./_statusSampler.ts"
 
 const sizes = (process.env.BENCH_SCALE_SIZES ?? "10000,100000,1000000").split(",").map(Number)
 const embeddedMax = Number(process.env.BENCH_SCALE_EMBEDDED_MAX ?? 100_000)
@@ -45,136 +44,6 @@ const realFiles = Number(process.env.BENCH_SCALE_REAL_FILES ?? 10_000)
 const perClass = Number(process.env.BENCH_SCALE_QUERIES ?? 8)
 const databases = (process.env.BENCH_SCALE_DATABASES ?? "postgres,pglite").split(",") as ReadonlyArray<DatabaseKind>
 const concurrencies = [1, 8] as const
-/** Documents read for word frequencies and phrases: enough that a "rare" word (one of them) is rare indeed. */
-const sampleDocuments = 3_000
-
-// ---- Requests ----
-
-type QueryClass = "common" | "medium" | "rare" | "twoWords" | "phrase" | "facets"
-const classes: ReadonlyArray<QueryClass> = ["common", "medium", "rare", "twoWords", "phrase", "facets"]
-
-interface Query {
-  readonly queryClass: QueryClass
-  readonly body: unknown
-  /** The same words for the baseline: `|` between words (query_string's default OR), `<->` in a phrase. */
-  readonly tsquery: string
-}
-
-const termsFacet = (field: string) => ({
-  terms: { field, size: 25, order: { _count: "desc" } },
-  aggs: { bucket_truncate: { bucket_sort: { size: 25, from: 0 } } }
-})
-
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-/** The client's facet requests: no hits, the same query, one aggregation each. */
-const facetAggregations = (root: string): ReadonlyArray<Record<string, unknown>> => [
-  { contentType: termsFacet("contentType") },
-  { language: termsFacet("language") },
-  { tags: termsFacet("tags") },
-  { extractionLevel: termsFacet("extractionLevel") },
-  {
-    dirname: {
-      terms: {
-        field: "dirname.tree",
-        include: `${escapeRegex(root)}/.*`,
-        exclude: `${escapeRegex(root)}/.*/.*`,
-        size: 50,
-        order: { _key: "asc" }
-      }
-    }
-  },
-  { extractionDate: { date_histogram: { field: "extractionDate", calendar_interval: "1M", format: "yyyy-MM", min_doc_count: 1 } } }
-]
-
-const facetBody = (words: string, aggs: Record<string, unknown>) => ({ size: 0, track_total_hits: true, query: clientQuery(words), aggs })
-
-/** A deterministic shuffle, so that runs pick the same words. */
-const shuffled = <A>(items: ReadonlyArray<A>, seed: number) => {
-  const next = random(seed)
-  return items
-    .map((item) => [next(), item] as const)
-    .sort((a, b) => a[0] - b[0])
-    .map(([, item]) => item)
-}
-
-const plainWord = /^[a-z]{3,}$/
-
-interface QuerySet {
-  readonly queries: ReadonlyArray<Query>
-  /** Medium words no measured query uses, for warm-up requests. */
-  readonly spareWords: ReadonlyArray<string>
-  /** Every medium word, for the HTTP server's searches (a process of its own, so none is in its cache). */
-  readonly mediumWords: ReadonlyArray<string>
-}
-
-/**
- * Words by document frequency in a sample of the corpus (ts_stat over its tsvectors): common in at least a quarter
- * of the documents, medium in 1–5 %, rare in one sampled document and at most three of the corpus; phrases are two
- * adjacent words of sampled texts.
- */
-const pickQueries = (project: string, documents: number, root: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const percent = Math.min(100, (sampleDocuments * 100) / documents)
-    // ts_stat takes its query as text; the project names are this file's own.
-    const sample = `FROM documents TABLESAMPLE SYSTEM (${percent}) REPEATABLE (7) WHERE project = '${project}'`
-    const sampled = (yield* sql.unsafe<{ sampled: number }>(`SELECT count(*)::int AS sampled ${sample}`))[0]!.sampled
-    const stats = yield* sql.unsafe<{ word: string; ndoc: number }>(`SELECT word, ndoc FROM ts_stat($$SELECT content_tsv ${sample}$$)`)
-    const words = stats.filter((row) => plainWord.test(row.word))
-    const bucket = (test: (share: number, ndoc: number) => boolean, seed: number) =>
-      shuffled(
-        words.filter((row) => test(row.ndoc / sampled, row.ndoc)).map((row) => row.word),
-        seed
-      )
-    const common = bucket((share) => share >= 0.25, 1).slice(0, perClass)
-    const medium = bucket((share) => share >= 0.01 && share <= 0.05, 2)
-    // A word once in the sample can be in hundreds of documents of a large corpus: a rare word is one the index finds
-    // in at most three documents of the whole corpus, whatever its size.
-    const rare: Array<string> = []
-    for (const word of bucket((_, ndoc) => ndoc === 1, 3).slice(0, 200)) {
-      if (rare.length === perClass) break
-      const [counted] = yield* sql<{ documents: number }>`
-        SELECT count(*)::int AS documents FROM documents WHERE project = ${project} AND content_tsv @@ ${word}::tsquery`
-      if (counted!.documents <= 3) rare.push(word)
-    }
-    const texts = yield* sql.unsafe<{ text: string }>(`SELECT left(content, 4000) AS text ${sample} LIMIT ${perClass * 4}`)
-    const phrases = [
-      ...new Set(
-        texts.flatMap((row, index) => {
-          const tokens = fold(row.text).split(/\s+/)
-          const start = Math.floor(random(index)() * tokens.length)
-          for (let i = start; i < tokens.length - 1; i++) {
-            if (plainWord.test(tokens[i]!) && plainWord.test(tokens[i + 1]!)) return [`${tokens[i]} ${tokens[i + 1]}`]
-          }
-          return []
-        })
-      )
-    ].slice(0, perClass)
-    const single =
-      (queryClass: QueryClass) =>
-      (word: string): Query => ({ queryClass, body: searchBody(word), tsquery: word })
-    const pairs = Array.from(
-      { length: Math.min(perClass, Math.floor(medium.length / 2)) },
-      (_, i) => [medium[2 * i]!, medium[2 * i + 1]!] as const
-    )
-    const facets = facetAggregations(root)
-    const queries: Array<Query> = [
-      ...common.map(single("common")),
-      ...medium.slice(0, perClass).map(single("medium")),
-      ...rare.map(single("rare")),
-      ...pairs.map(([a, b]) => ({ queryClass: "twoWords" as const, body: searchBody(`${a} ${b}`), tsquery: `${a} | ${b}` })),
-      ...phrases.map((phrase) => ({
-        queryClass: "phrase" as const,
-        body: searchBody(`"${phrase}"`),
-        tsquery: phrase.replace(" ", " <-> ")
-      })),
-      ...medium
-        .slice(0, perClass)
-        .map((word, i) => ({ queryClass: "facets" as const, body: facetBody(word, facets[i % facets.length]!), tsquery: word }))
-    ]
-    return { queries: shuffled(queries, 4), spareWords: medium.slice(2 * perClass), mediumWords: medium } satisfies QuerySet
-  })
 
 // ---- Timing ----
 
@@ -286,100 +155,6 @@ const measureQueries = (label: string, project: string, set: QuerySet) =>
     return figures
   })
 
-// ---- Bounded searches and the HTTP server ----
-
-interface Answer {
-  readonly status: number | "noAnswer"
-  readonly ms: number
-  /** Matching documents, to tell a search that did its work from one that found nothing. */
-  readonly hits?: number
-  readonly errorType?: string
-}
-
-const postSearch = (url: string, project: string, body: unknown) =>
-  Effect.promise(async (): Promise<Answer> => {
-    const begin = performance.now()
-    try {
-      const response = await fetch(`${url}/api/index/search/${project}/_search`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(body),
-        // Far past any deadline: a search still running then is reported as unanswered.
-        signal: AbortSignal.timeout(60_000)
-      })
-      const answer = (await response.json()) as { hits?: { total: { value: number } }; error?: { type?: string } }
-      const ms = round(performance.now() - begin)
-      if (answer.hits !== undefined) return { status: response.status, ms, hits: answer.hits.total.value }
-      return answer.error?.type === undefined
-        ? { status: response.status, ms }
-        : { status: response.status, ms, errorType: answer.error.type }
-    } catch {
-      return { status: "noAnswer", ms: round(performance.now() - begin) }
-    }
-  })
-
-const bounded = (project: string, set: QuerySet) =>
-  Effect.gen(function* () {
-    const url = yield* TestDatabaseUrl
-    const home = yield* isolatedHome
-    const server = yield* startQuarry(
-      ["serve", "--tcpListenPort", "0", "--dataSourceUrl", url, "--dataDir", home, "--defaultProject", project],
-      home
-    )
-    const sampler = yield* sampleStatusApart(server.url)
-    const [word, ...others] = set.mediumWords.filter((candidate) => candidate.length >= 5)
-    const target = word ?? set.mediumWords[0]!
-    const expensive: Record<string, object> = {
-      fuzzy: { size: 25, track_total_hits: true, query: { fuzzy: { content: { value: target, fuzziness: 2 } } } },
-      eightFuzzyTerms: searchBody([target, ...others.slice(0, 7)].map((term) => `${term}~2`).join(" ")),
-      leadingWildcard: searchBody(`*${target.slice(-3)}`),
-      prefix: searchBody(`${target.slice(0, 3)}*`),
-      regexp: { size: 25, track_total_hits: true, query: { regexp: { content: { value: `${target.slice(0, 2)}.*${target.slice(-2)}` } } } }
-    }
-    // As clients send them (the engine's default timeout applies), then with ES's `timeout` set to the 1 s bound.
-    const searches: Record<string, Answer> = {}
-    for (const [name, body] of Object.entries(expensive)) {
-      searches[name] = yield* postSearch(server.url, project, body)
-      searches[`${name}Timeout1s`] = yield* postSearch(server.url, project, { ...body, timeout: "1s" })
-      process.stdout.write(
-        `bounded ${name}: ${JSON.stringify(searches[name])}; with timeout 1s: ${JSON.stringify(searches[`${name}Timeout1s`])}\n`
-      )
-    }
-    const loadWords = set.mediumWords.slice(0, 200)
-    const started = performance.now()
-    const answers = yield* Effect.forEach(loadWords, (term) => postSearch(server.url, project, searchBody(term)), {
-      concurrency: "unbounded"
-    })
-    const loadSeconds = round((performance.now() - started) / 1_000)
-    const samples = yield* sampler.stop
-    const latencies = [...samples.latencies]
-    const statuses: Record<string, number> = {}
-    for (const answer of answers) statuses[String(answer.status)] = (statuses[String(answer.status)] ?? 0) + 1
-    latencies.sort((a, b) => a - b)
-    const figures = {
-      searches,
-      concurrentSearches: loadWords.length,
-      concurrentStatuses: statuses,
-      concurrentUnexpected: answers.filter((answer) => ![200, 429, 503].includes(answer.status as number)).length,
-      concurrentSeconds: loadSeconds,
-      concurrentP50Ms: round(
-        percentile(
-          answers.map((answer) => answer.ms).sort((a, b) => a - b),
-          50
-        )
-      ),
-      statusSamples: latencies.length,
-      statusP50Ms: round(percentile(latencies, 50)),
-      statusP99Ms: round(percentile(latencies, 99)),
-      statusMaxMs: round(latencies.at(-1) ?? 0),
-      statusFailures: samples.failures
-    }
-    process.stdout.write(
-      `bounded: ${loadWords.length} concurrent searches ${JSON.stringify(statuses)} in ${loadSeconds} s; /api/status p99 ${figures.statusP99Ms} ms over ${latencies.length} samples\n`
-    )
-    return figures
-  }).pipe(Effect.scoped)
-
 // ---- Corpora ----
 
 const corpusFacts = (project: string) =>
@@ -399,7 +174,7 @@ const generatedCorpus = (kind: DatabaseKind, documents: number, boundedHere: boo
     const loadSeconds = round((performance.now() - started) / 1_000)
     const facts = yield* corpusFacts(project)
     process.stdout.write(`${label}: generated ${facts.documents} documents, ${facts.megabytes} MB in ${loadSeconds} s\n`)
-    const set = yield* pickQueries(project, documents, generatedRoot)
+    const set = yield* pickQueries(project, documents, generatedRoot, perClass)
     const figures = { ...facts, loadSeconds, queries: set.queries.length, ...(yield* measureQueries(label, project, set)) }
     return boundedHere ? { ...figures, bounded: yield* bounded(project, set) } : figures
   }).pipe(Effect.provide(testDatabase(kind)), Effect.scoped)
@@ -455,7 +230,7 @@ const realCorpus = (kind: DatabaseKind, files: ReadonlyArray<string>) =>
     process.stdout.write(
       `${kind} real: indexed ${files.length} files into ${facts.documents} documents, ${facts.megabytes} MB of text in ${indexSeconds} s\n`
     )
-    const set = yield* pickQueries(project, facts.documents, dir)
+    const set = yield* pickQueries(project, facts.documents, dir, perClass)
     return {
       files: files.length,
       ...facts,

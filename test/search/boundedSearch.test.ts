@@ -1,68 +1,23 @@
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Deferred, Effect, Fiber, Layer, Redacted } from "effect"
-import { databaseLayer, DatabaseInfo } from "../../src/db/Database.ts"
+import { Clock, Deferred, Effect, Fiber, Layer } from "effect"
+import { databaseLayer } from "../../src/db/Database.ts"
 import { runMigrations } from "../../src/db/Migrator.ts"
-import { DocumentIndex, type IndexedDocument } from "../../src/search/DocumentIndex.ts"
+import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
 import { compileQuery } from "../../src/search/postgres/dsl/Compile.ts"
 import { withExpansions } from "../../src/search/postgres/dsl/Expansion.ts"
 import { parseQuery } from "../../src/search/postgres/dsl/ParseQuery.ts"
 import { PostgresDocumentIndex } from "../../src/search/postgres/PostgresDocumentIndex.ts"
 import { makePostgresSearchBackend } from "../../src/search/postgres/PostgresSearchBackend.ts"
-import { type BackendRequest, SearchBackend } from "../../src/search/SearchBackend.ts"
+import { SearchBackend } from "../../src/search/SearchBackend.ts"
 import { eventually } from "../engine/helpers.ts"
 import { dataSourceUrlFor, type DatabaseKind, databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+import { corpus, makeDocument, project, send, word } from "./boundedCorpus.ts"
 
 /**
  * Bounded searches: ES's limits, term expansion through the lexicon (same answers as scanning every document's
- * words), the deadline, and admission past the database's capacity.
+ * words) and the deadline; their admission past the database's capacity is in boundedAdmission.test.ts.
  */
-
-const project = "bounded"
-
-/** Words of two or three syllables, so that many words are one or two edits apart. */
-const syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "de", "po"]
-const word = (seed: number) => {
-  const count = 2 + (seed % 2)
-  return Array.from({ length: count }, (_, index) => syllables[Math.floor(seed / 10 ** index) % syllables.length]!).join("")
-}
-
-const makeDocument = (id: string, content: string, title: string): IndexedDocument => ({
-  id,
-  path: `/data/${id}.txt`,
-  dirname: "/data",
-  content,
-  contentLength: content.length,
-  contentTextLength: content.length,
-  contentType: "text/plain",
-  contentEncoding: "UTF-8",
-  language: "ENGLISH",
-  metadata: { tika_metadata_dc_title: title },
-  extractionDate: "2024-01-10T12:00:00.000Z",
-  extractionLevel: 0,
-  parentDocument: null,
-  rootDocument: id,
-  tags: [],
-  nerTags: [],
-  status: "INDEXED"
-})
-
-const corpus: ReadonlyArray<IndexedDocument> = [
-  ...Array.from({ length: 150 }, (_, index) =>
-    makeDocument(
-      `doc-${index}`,
-      Array.from({ length: 20 }, (_, position) => word((index * 7919 + position * 104_729) % 1000)).join(" ") + " well-known 3.14",
-      `${word(index * 31)} ${word(index * 17 + 3)}`
-    )
-  ),
-  // A document for each of 76 words within one edit of "quarry": more than the 50 a fuzzy term keeps by default.
-  ...[...new Set([..."abcdefghijklmnopqrstuvwxyz"].flatMap((letter) => [`quarr${letter}`, `quar${letter}y`, `qu${letter}rry`]))].map(
-    (variant) => makeDocument(`doc-${variant}`, variant, "variant")
-  ),
-  // 1 100 words of one pattern: more than max_clause_count.
-  makeDocument("doc-many", Array.from({ length: 1_100 }, (_, index) => `zz${String(index).padStart(4, "0")}`).join(" "), "many")
-]
 
 const backendLayer = (options: Parameters<typeof makePostgresSearchBackend>[1] = {}) => makePostgresSearchBackend(1024 * 1024, options)
 
@@ -74,11 +29,6 @@ const corpusLayer = (kind: DatabaseKind) =>
       const load = Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, corpus))
       return Layer.effectDiscard(load).pipe(Layer.provideMerge(services), Layer.orDie)
     })
-  )
-
-const send = (body: unknown, path = `${project}/_search`, extra: Partial<BackendRequest> = {}) =>
-  Effect.flatMap(SearchBackend, (backend) =>
-    backend.handle({ method: "POST", path, query: new URLSearchParams(), body, interactive: true, ...extra })
   )
 
 const hitIds = (body: unknown) => (body as { hits: { hits: ReadonlyArray<{ _id: string }> } }).hits.hits.map((hit) => hit._id).sort()
@@ -365,68 +315,6 @@ for (const database of databaseKinds) {
           }).pipe(Effect.withClock(Clock.make()))
         )
       }
-    })
-  })
-}
-
-/** A backend with two search slots and a queue of ten on a pool of three connections. */
-const tinyPoolLayer = (kind: DatabaseKind) =>
-  Layer.unwrapScoped(
-    Effect.map(dataSourceUrlFor(kind), (url) => {
-      const pool =
-        kind === "postgres"
-          ? Layer.merge(
-              PgClient.layer({ url: Redacted.make(url), maxConnections: 3, connectTimeout: "2 seconds" }),
-              Layer.succeed(DatabaseInfo, { kind, deliversNotifications: true })
-            )
-          : databaseLayer(url).pipe(Layer.orDie)
-      const database = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(Layer.orDie(pool)))
-      const backend = makePostgresSearchBackend(0, { admission: { running: 2, queued: 10, maxWaitMillis: 3_000 } })
-      const services = Layer.mergeAll(backend, PostgresDocumentIndex).pipe(Layer.provideMerge(database))
-      const load = Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, corpus))
-      return Layer.effectDiscard(load).pipe(Layer.provideMerge(services), Layer.orDie)
-    })
-  )
-
-for (const database of databaseKinds) {
-  const skip = database === "postgres" && !postgresAvailable
-  describe.skipIf(skip)(`admission of searches on ${database}${skip ? ` (skipped: ${postgresSkipReason})` : ""}`, () => {
-    layer(tinyPoolLayer(database), { timeout: 120_000 })((it) => {
-      it.effect(
-        "sixty concurrent searches on a tiny pool answer 200 or 429, never 500, while other statements still get a connection",
-        () =>
-          Effect.gen(function* () {
-            const sql = yield* SqlClient.SqlClient
-            const searches = yield* Effect.all(
-              Array.from({ length: 60 }, (_, index) =>
-                send({
-                  query: { fuzzy: { content: { value: word(index * 11), fuzziness: 2 } } },
-                  aggs: { t: { terms: { field: "contentType" } } }
-                })
-              ),
-              { concurrency: "unbounded" }
-            ).pipe(Effect.fork)
-            // Another request's statement while the searches run.
-            expect(yield* sql<{ one: number }>`SELECT 1 AS one`).toEqual([{ one: 1 }])
-            const answers = yield* Fiber.join(searches)
-            const statuses = answers.map((answer) => answer.status)
-            expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([])
-            expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(2)
-            expect(statuses).toContain(429)
-            const refused = answers.find((answer) => answer.status === 429)!
-            expect(refused.body).toMatchObject({ error: { type: "es_rejected_execution_exception" }, status: 429 })
-            // Batch searches (not interactive) wait for their turn instead.
-            const patient = yield* Effect.all(
-              Array.from({ length: 30 }, (_, index) =>
-                send({ query: { fuzzy: { content: { value: word(index * 17), fuzziness: 1 } } } }, `${project}/_search`, {
-                  interactive: false
-                })
-              ),
-              { concurrency: "unbounded" }
-            )
-            expect(patient.map((answer) => answer.status)).toEqual(patient.map(() => 200))
-          }).pipe(Effect.withClock(Clock.make()))
-      )
     })
   })
 }

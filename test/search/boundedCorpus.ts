@@ -1,0 +1,54 @@
+/** The corpus of the bounded-search tests, shared by the searches' own limits and their admission past capacity. */
+import { Effect } from "effect"
+import type { IndexedDocument } from "../../src/search/DocumentIndex.ts"
+import { type BackendRequest, SearchBackend } from "../../src/search/SearchBackend.ts"
+
+export const project = "bounded"
+
+/** Words of two or three syllables, so that many words are one or two edits apart. */
+const syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "de", "po"]
+export const word = (seed: number) => {
+  const count = 2 + (seed % 2)
+  return Array.from({ length: count }, (_, index) => syllables[Math.floor(seed / 10 ** index) % syllables.length]!).join("")
+}
+
+export const makeDocument = (id: string, content: string, title: string): IndexedDocument => ({
+  id,
+  path: `/data/${id}.txt`,
+  dirname: "/data",
+  content,
+  contentLength: content.length,
+  contentTextLength: content.length,
+  contentType: "text/plain",
+  contentEncoding: "UTF-8",
+  language: "ENGLISH",
+  metadata: { tika_metadata_dc_title: title },
+  extractionDate: "2024-01-10T12:00:00.000Z",
+  extractionLevel: 0,
+  parentDocument: null,
+  rootDocument: id,
+  tags: [],
+  nerTags: [],
+  status: "INDEXED"
+})
+
+export const corpus: ReadonlyArray<IndexedDocument> = [
+  ...Array.from({ length: 150 }, (_, index) =>
+    makeDocument(
+      `doc-${index}`,
+      Array.from({ length: 20 }, (_, position) => word((index * 7919 + position * 104_729) % 1000)).join(" ") + " well-known 3.14",
+      `${word(index * 31)} ${word(index * 17 + 3)}`
+    )
+  ),
+  // A document for each of 76 words within one edit of "quarry": more than the 50 a fuzzy term keeps by default.
+  ...[...new Set([..."abcdefghijklmnopqrstuvwxyz"].flatMap((letter) => [`quarr${letter}`, `quar${letter}y`, `qu${letter}rry`]))].map(
+    (variant) => makeDocument(`doc-${variant}`, variant, "variant")
+  ),
+  // 1 100 words of one pattern: more than max_clause_count.
+  makeDocument("doc-many", Array.from({ length: 1_100 }, (_, index) => `zz${String(index).padStart(4, "0")}`).join(" "), "many")
+]
+
+export const send = (body: unknown, path = `${project}/_search`, extra: Partial<BackendRequest> = {}) =>
+  Effect.flatMap(SearchBackend, (backend) =>
+    backend.handle({ method: "POST", path, query: new URLSearchParams(), body, interactive: true, ...extra })
+  )
