@@ -28,13 +28,16 @@ const lookBehind = 1_024
 
 /**
  * The ends of a text's sentences, in order: a sentence ends after `.`, `!` or `?` followed by spaces, or at a line
- * break, and the last one with the text. They are found as matches ask for them, which come in text order; a match
- * far past the last end found is looked for from a place shortly before it that no boundary runs across, which finds
- * the same ends as a search from the text's start (each boundary is found from where it begins). The skipped stretch
- * is searched after all when no end lies between that place and the match, as its last end then starts the sentence.
- * Indexes are into the ends found, which are the text's own ends from the first one before the match.
+ * break, and the last one with the text. They are found as matches ask for them, which come in text order, and only
+ * in the first `scopeEnd` characters: an end at or past that cut may come out wrong (cut short, or as the text's
+ * end), which changes nothing as callers only ask whether such an end is past the passage they fill.
+ * A match far past the last end found has its sentence's start looked for between it and a place shortly before it
+ * that no boundary runs across, which finds the same ends as a search from the text's start (each boundary is found
+ * from where it begins); only when no end lies there is the stretch before searched. Indexes are into the ends
+ * found, which are the text's own ends from the last one before the match.
  */
-const sentenceEnds = (text: string) => {
+const sentenceEnds = (text: string, scopeEnd: number) => {
+  const scope = text.slice(0, scopeEnd)
   const boundary = /[.!?]+["')\]]*\s+|\n+/g
   const ends: Array<number> = []
   let searchFrom = 0
@@ -42,7 +45,7 @@ const sentenceEnds = (text: string) => {
   let first = 0 // the index of the first end after the last match asked about
   const findNext = () => {
     boundary.lastIndex = searchFrom
-    if (boundary.exec(text) !== null) {
+    if (boundary.exec(scope) !== null) {
       searchFrom = boundary.lastIndex
       ends.push(searchFrom)
       return
@@ -54,9 +57,10 @@ const sentenceEnds = (text: string) => {
     let from = position - lookBehind
     while (from > searchFrom && boundaryUnit.test(text[from - 1]!)) from--
     if (from <= searchFrom) return
-    boundary.lastIndex = from
-    if (boundary.exec(text) === null || boundary.lastIndex > position) return
-    searchFrom = boundary.lastIndex
+    // Up to the match's first unit, so that a boundary ending before the match ends there in the whole text too.
+    const stretch = /[.!?]+["')\]]*\s+|\n+/g
+    if (stretch.exec(scope.slice(from, position + 1)) === null || from + stretch.lastIndex > position) return
+    searchFrom = from + stretch.lastIndex
     ends.push(searchFrom)
   }
   return {
@@ -123,7 +127,9 @@ export const highlightText = (text: string, query: Query, field: HighlightField)
   if (count === 0) return noMatch(text, field.noMatchSize)
   if (field.numberOfFragments === 0) return [mark(text, { start: 0, end: text.length }, found, 0, count, field)]
   const size = field.fragmentSize
-  const sentences = sentenceEnds(text)
+  // A passage starts before its match, and of a sentence end only whether it lies past start + size matters: ends
+  // past the last match's end + size need not be found.
+  const sentences = sentenceEnds(text, Math.min(text.length, found.ends[count - 1]! + size))
   const passages: Array<Passage> = []
   for (let index = 0; index < count; index++) {
     const match = { start: found.starts[index]!, end: found.ends[index]! }
