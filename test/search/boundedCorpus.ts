@@ -2,6 +2,7 @@
 import { Effect } from "effect"
 import type { IndexedDocument } from "../../src/search/DocumentIndex.ts"
 import { type BackendRequest, SearchBackend } from "../../src/search/SearchBackend.ts"
+import { textDocument } from "../helpers/marks.ts"
 
 export const project = "bounded"
 
@@ -13,23 +14,9 @@ export const word = (seed: number) => {
 }
 
 export const makeDocument = (id: string, content: string, title: string): IndexedDocument => ({
-  id,
-  path: `/data/${id}.txt`,
-  dirname: "/data",
-  content,
-  contentLength: content.length,
-  contentTextLength: content.length,
-  contentType: "text/plain",
-  contentEncoding: "UTF-8",
-  language: "ENGLISH",
+  ...textDocument(id, `/data/${id}.txt`, content),
   metadata: { tika_metadata_dc_title: title },
-  extractionDate: "2024-01-10T12:00:00.000Z",
-  extractionLevel: 0,
-  parentDocument: null,
-  rootDocument: id,
-  tags: [],
-  nerTags: [],
-  status: "INDEXED"
+  extractionDate: "2024-01-10T12:00:00.000Z"
 })
 
 export const corpus: ReadonlyArray<IndexedDocument> = [
