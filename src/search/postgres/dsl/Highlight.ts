@@ -18,6 +18,15 @@ interface Span {
   readonly end: number
 }
 
+/** A sentence boundary: `.`, `!` or `?` then spaces, or line breaks. One object, its position set before each search. */
+const sentenceBoundary = /[.!?]+["')\]]*\s+|\n+/g
+
+/** Where the first sentence boundary from `from` in `text` ends, if any. */
+const boundaryEndFrom = (text: string, from: number) => {
+  sentenceBoundary.lastIndex = from
+  return sentenceBoundary.exec(text) === null ? undefined : sentenceBoundary.lastIndex
+}
+
 /** A unit a sentence boundary can hold: where the unit before a place is none of these, no boundary runs across it. */
 const boundaryUnit = /[.!?"')\]\s]/
 
@@ -38,16 +47,15 @@ const lookBehind = 1_024
  */
 const sentenceEnds = (text: string, scopeEnd: number) => {
   const scope = text.slice(0, scopeEnd)
-  const boundary = /[.!?]+["')\]]*\s+|\n+/g
   const ends: Array<number> = []
   let searchFrom = 0
   let searched = false
   let first = 0 // the index of the first end after the last match asked about
   const findNext = () => {
-    boundary.lastIndex = searchFrom
-    if (boundary.exec(scope) !== null) {
-      searchFrom = boundary.lastIndex
-      ends.push(searchFrom)
+    const end = boundaryEndFrom(scope, searchFrom)
+    if (end !== undefined) {
+      searchFrom = end
+      ends.push(end)
       return
     }
     searched = true
@@ -58,9 +66,9 @@ const sentenceEnds = (text: string, scopeEnd: number) => {
     while (from > searchFrom && boundaryUnit.test(text[from - 1]!)) from--
     if (from <= searchFrom) return
     // Up to the match's first unit, so that a boundary ending before the match ends there in the whole text too.
-    const stretch = /[.!?]+["')\]]*\s+|\n+/g
-    if (stretch.exec(scope.slice(from, position + 1)) === null || from + stretch.lastIndex > position) return
-    searchFrom = from + stretch.lastIndex
+    const end = boundaryEndFrom(scope.slice(from, position + 1), 0)
+    if (end === undefined || from + end > position) return
+    searchFrom = from + end
     ends.push(searchFrom)
   }
   return {
@@ -93,6 +101,7 @@ const passageAround = (text: string, sentences: ReturnType<typeof sentenceEnds>,
   if (end - start > size) end = Math.max(wordEndAfter(text, start + size), match.end)
   return { start, end }
 }
+
 /** A passage and its matches: found matches `first` to `first + count - 1`. */
 interface Passage extends Span {
   readonly first: number
@@ -119,10 +128,7 @@ const noMatch = (text: string, size: number) => {
 }
 
 export const highlightText = (text: string, query: Query, field: HighlightField): ReadonlyArray<string> => {
-  const found: Found = matchedWords(text, query, field.field, field.maxAnalyzedOffset ?? defaultMaxAnalyzedOffset) ?? {
-    starts: [],
-    ends: []
-  }
+  const found = matchedWords(text, query, field.field, field.maxAnalyzedOffset ?? defaultMaxAnalyzedOffset)
   const count = found.starts.length
   if (count === 0) return noMatch(text, field.noMatchSize)
   if (field.numberOfFragments === 0) return [mark(text, { start: 0, end: text.length }, found, 0, count, field)]

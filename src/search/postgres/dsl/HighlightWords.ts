@@ -90,15 +90,19 @@ export const wordEndAfter = (text: string, position: number) => {
 /** Lower case of an ASCII unit (what folding does to ASCII). */
 const lowerAscii = (unit: number) => (unit >= 0x41 && unit <= 0x5a ? unit + 0x20 : unit)
 
-/** The one of `words` (all of the word's length) that the ASCII word at `start` folds to, compared in place. */
-const asciiWordAmong = (text: string, start: number, words: ReadonlyArray<string>) => {
-  for (const word of words) {
-    let i = 0
-    while (i < word.length && lowerAscii(text.charCodeAt(start + i)) === word.charCodeAt(i)) i++
-    if (i === word.length) return word
-  }
-  return undefined
+const isAscii = (text: string, start: number, end: number) => {
+  for (let at = start; at < end; at++) if (text.charCodeAt(at) > 0x7f) return false
+  return true
 }
+
+/** Whether the units from `start` are `word` (lower-case ASCII) in any case: ASCII units only. */
+const isAsciiWordAt = (text: string, start: number, word: string) => {
+  for (let i = 0; i < word.length; i++) if (lowerAscii(text.charCodeAt(start + i)) !== word.charCodeAt(i)) return false
+  return true
+}
+
+/** Every word a text is searched for: those matched alone and those of exact phrases. */
+const soughtWords = (matchers: Matchers): ReadonlySet<string> => new Set([...matchers.words, ...matchers.phrases.flat()])
 
 /**
  * The folded form of the word from `start` to `end`, or undefined when it cannot match. Folding (an NFKD
@@ -106,18 +110,14 @@ const asciiWordAmong = (text: string, start: number, words: ReadonlyArray<string
  * case, so unless a test needs every word it is compared in place with the sought words of its length, and most
  * words are ruled out without making a string. Other words are folded once per text.
  */
-const wordFolder = (matchers: Matchers) => {
+const wordFolder = (matchers: Matchers, sought: ReadonlySet<string>) => {
   const soughtByLength = new Map<number, Array<string>>()
-  for (const word of new Set([...matchers.words, ...matchers.phrases.flat()]))
-    soughtByLength.set(word.length, [...(soughtByLength.get(word.length) ?? []), word])
+  for (const word of sought) soughtByLength.set(word.length, [...(soughtByLength.get(word.length) ?? []), word])
   const folded = new Map<string, string>()
   return (text: string, start: number, end: number): string | undefined => {
-    let ascii = true
-    for (let unit = start; unit < end && ascii; unit++) ascii = text.charCodeAt(unit) <= 0x7f
-    if (ascii) {
+    if (isAscii(text, start, end)) {
       if (matchers.tests.length > 0) return text.slice(start, end).toLowerCase()
-      const sameLength = soughtByLength.get(end - start)
-      return sameLength === undefined ? undefined : asciiWordAmong(text, start, sameLength)
+      return soughtByLength.get(end - start)?.find((word) => isAsciiWordAt(text, start, word))
     }
     const word = text.slice(start, end)
     let result = folded.get(word)
@@ -145,8 +145,8 @@ export interface Found {
 }
 
 /** The matched words among those starting before `limit` (a word running across it counts whole), in order. */
-const matches = (text: string, matchers: Matchers, limit: number): Found => {
-  const foldedWord = wordFolder(matchers)
+const matches = (text: string, matchers: Matchers, sought: ReadonlySet<string>, limit: number): Found => {
+  const foldedWord = wordFolder(matchers, sought)
   const matchesAlone = wordMatcher(matchers)
   const found = { starts: new Array<number>(), ends: new Array<number>() }
   // The last few words (as many as the longest phrase has) are kept in a ring, where a phrase ending at the newest
@@ -207,11 +207,6 @@ const wordCharacterBefore = (text: string, at: number) => {
 /** Above this many sought words, one pass word by word is cheaper than a native search per word. */
 const maxNativelySoughtWords = 16
 
-const isAscii = (text: string, start: number, end: number) => {
-  for (let at = start; at < end; at++) if (text.charCodeAt(at) > 0x7f) return false
-  return true
-}
-
 /** Lower-case ASCII letters, the rarest in English text first. */
 const lettersRarestFirst = "zqxjkvbpygfwmucldrhsnioate"
 
@@ -227,12 +222,6 @@ const anchorOf = (word: string) => {
     if (rank < anchorRank) [anchor, anchorRank] = [at, rank]
   }
   return anchor
-}
-
-/** Whether the units from `start` are `word` (lower-case ASCII) in any case: ASCII units only. */
-const isAsciiWordAt = (text: string, start: number, word: string) => {
-  for (let i = 0; i < word.length; i++) if (lowerAscii(text.charCodeAt(start + i)) !== word.charCodeAt(i)) return false
-  return true
 }
 
 /** A sought word found in a text: its units from `start` to `end`, and the folded word it is. */
@@ -300,8 +289,8 @@ const nothingWordlikeBetween = (text: string, from: number, to: number) => {
  * The same words as the walk when only words and exact phrases are sought (no test): the phrases' words are found
  * with the others, and a phrase is where consecutive found words spell it with nothing wordlike between them.
  */
-const nativeMatches = (text: string, matchers: Matchers, limit: number): Found => {
-  const hits = nativeHits(text, new Set([...matchers.words, ...matchers.phrases.flat()]), limit)
+const nativeMatches = (text: string, matchers: Matchers, sought: ReadonlySet<string>, limit: number): Found => {
+  const hits = nativeHits(text, sought, limit)
   const marked = hits.map((hit) => matchers.words.has(hit.word))
   for (const phrase of matchers.phrases) {
     for (let first = 0; first + phrase.length <= hits.length; first++) {
@@ -317,13 +306,13 @@ const nativeMatches = (text: string, matchers: Matchers, limit: number): Found =
   return { starts: kept.map((hit) => hit.start), ends: kept.map((hit) => hit.end) }
 }
 
-/** The words a highlight of `field` marks in `text`, in order, or undefined when the query seeks none there. */
-export const matchedWords = (text: string, query: Query, field: string, limit: number): Found | undefined => {
+/** The words a highlight of `field` marks in `text`, in order (none when the query seeks none there). */
+export const matchedWords = (text: string, query: Query, field: string, limit: number): Found => {
   const matchers: Matchers = { words: new Set(), tests: [], phrases: [] }
   collect(query, field, matchers)
-  if (matchers.words.size === 0 && matchers.tests.length === 0 && matchers.phrases.length === 0) return undefined
-  const soughtWords = new Set([...matchers.words, ...matchers.phrases.flat()]).size
-  return matchers.tests.length === 0 && soughtWords <= maxNativelySoughtWords
-    ? nativeMatches(text, matchers, limit)
-    : matches(text, matchers, limit)
+  const sought = soughtWords(matchers)
+  if (sought.size === 0 && matchers.tests.length === 0) return { starts: [], ends: [] }
+  return matchers.tests.length === 0 && sought.size <= maxNativelySoughtWords
+    ? nativeMatches(text, matchers, sought, limit)
+    : matches(text, matchers, sought, limit)
 }
