@@ -88,7 +88,7 @@ const planOf = (body: unknown) =>
     const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, parameters as Array<never>)
     const explained = Object.values(rows[0]!)[0]
     const plan = (typeof explained === "string" ? JSON.parse(explained) : explained) as ReadonlyArray<{ Plan: PlanNode }>
-    return { plan: plan[0]!.Plan, total: (response.body as { hits: { total: { value: number } } }).hits.total.value }
+    return { plan: plan[0]!.Plan, text, total: (response.body as { hits: { total: { value: number } } }).hits.total.value }
   })
 
 const selectiveSearches: ReadonlyArray<readonly [string, unknown]> = [
@@ -155,6 +155,19 @@ for (const database of databaseKinds) {
           })
         )
       }
+
+      it.effect("one word reads a document's whole tsvector for its rank only where the document may repeat it", () =>
+        Effect.gen(function* () {
+          const unguardedRank = /(?<!THEN )ts_rank\(r\.content_tsv\b/
+          const oneWord = yield* planOf(words("w1999"))
+          expect(oneWord.text).toMatch(
+            /WHEN get_bit\(r\.content_repeated_word_bits, quarry_word_bit\(\$\d+\)\) = 1 THEN ts_rank\(r\.content_tsv\b/
+          )
+          expect(oneWord.text).not.toMatch(unguardedRank)
+          // Two words are ranked on the whole tsvector of every match: the check sees it.
+          expect((yield* planOf(words("w1998 w1999"))).text).toMatch(unguardedRank)
+        })
+      )
 
       it.effect("the check fails on a plan that reads the whole project", () =>
         Effect.gen(function* () {

@@ -45,6 +45,9 @@ export const allOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) =>
 export const anyOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) =>
   clauses.length === 0 ? sql.literal("false") : sql`(${sql.or(clauses)})`
 
+/** Should clauses of which one holds for every record scored, beyond which their scores do not test each other's conditions. */
+const maxClausesTestedTogether = 8
+
 const sum = (sql: Sql, scores: ReadonlyArray<Fragment>) => (scores.length === 0 ? sql.literal("0") : sql.join(" + ", true)(scores))
 
 /**
@@ -90,11 +93,28 @@ const exactValues = (sql: Sql, field: Field, values: ReadonlyArray<Scalar>, case
   return Effect.succeed<Compiled>({ where: sql`${column} && ${strings}::text[]`, score: sql.literal("1") })
 }
 
-/** A text leaf's score with its guard built in: ts_rank of a NULL tsvector (other record types) is NULL. */
-const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field): Scored =>
-  isAnyWordQuery(query, field) ? scored({ where: compiled.where, score: sql`coalesce(${compiled.score}, 0)` }, true) : scored(compiled)
+/**
+ * A text leaf's score with its guard built in: ts_rank of a NULL tsvector (other record types) is NULL. Where the
+ * leaf holds for every record scored, its score where matched.
+ */
+const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field, alwaysMatched: boolean): Scored => {
+  if (alwaysMatched && compiled.scoreWhenMatched !== undefined) return scored({ where: compiled.where, score: compiled.scoreWhenMatched })
+  if (!isAnyWordQuery(query, field)) return scored(compiled)
+  return scored({ ...compiled, score: sql`coalesce(${compiled.score}, 0)` }, true)
+}
 
-export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): Effect.Effect<Scored, SearchRequestError> =>
+/**
+ * `alwaysMatched`: the query holds for every record scored, as the root does (the search reads only the records it
+ * matches), and with it its bool's must and filter clauses, and its should clauses when all of them must hold.
+ * Scores can then be computed as for records known to match (`scoreWhenMatched`).
+ */
+export const compileQuery = (
+  sql: Sql,
+  query: Query,
+  alias: string,
+  depth = 0,
+  alwaysMatched = false
+): Effect.Effect<Scored, SearchRequestError> =>
   Effect.gen(function* () {
     const field = (name: string) => resolveField(sql, name, alias)
     switch (query._tag) {
@@ -103,15 +123,17 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
       case "MatchNone":
         return scored(falseCondition(sql), true)
       case "Bool": {
-        const compile = (queries: ReadonlyArray<Query>) => Effect.forEach(queries, (item) => compileQuery(sql, item, alias, depth))
+        const required = requiredShould(query.minimumShouldMatch, query.should.length, query.must.length + query.filter.length > 0)
+        const everyShouldHolds = alwaysMatched && required > 0 && required === query.should.length
+        const compile = (queries: ReadonlyArray<Query>, matched: boolean) =>
+          Effect.forEach(queries, (item) => compileQuery(sql, item, alias, depth, matched))
         const [must, filter, should, mustNot] = yield* Effect.all([
-          compile(query.must),
-          compile(query.filter),
-          compile(query.should),
-          compile(query.mustNot)
+          compile(query.must, alwaysMatched),
+          compile(query.filter, alwaysMatched),
+          compile(query.should, everyShouldHolds),
+          compile(query.mustNot, false)
         ])
         if (must.length + filter.length + should.length + mustNot.length === 0) return scored(trueCondition(sql))
-        const required = requiredShould(query.minimumShouldMatch, should.length, must.length + filter.length > 0)
         if (required > should.length) return scored(falseCondition(sql), true)
         const matched = (clause: Compiled) => sql`coalesce(${clause.where}, false)`
         const conditions: Array<Fragment> = [...must, ...filter].map((clause) => clause.where)
@@ -126,19 +148,29 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
         else if (required > 1)
           conditions.push(sql`(${sql.join(" + ", false)(should.map((clause) => sql`${matched(clause)}::int`))}) >= ${required}`)
         conditions.push(...mustNot.map((clause) => sql`NOT ${matched(clause)}`))
-        const scores = [
-          ...must.map((clause) => clause.score),
-          ...should.map((clause) =>
-            clause.zeroUnlessMatched ? clause.score : sql`CASE WHEN ${matched(clause)} THEN ${clause.score} ELSE 0 END`
+        const guarded = (clause: Scored) =>
+          clause.zeroUnlessMatched ? clause.score : sql`CASE WHEN ${matched(clause)} THEN ${clause.score} ELSE 0 END`
+        // One of several should clauses holds for every record scored: where none of the others holds, this one does.
+        // Each clause repeats the others' conditions, so only for a few clauses (the default fields are four).
+        const oneShouldHolds = alwaysMatched && required === 1 && should.length > 1 && should.length <= maxClausesTestedTogether
+        const shouldScore = (clause: Scored, index: number) => {
+          if (everyShouldHolds) return clause.score
+          if (!oneShouldHolds || clause.scoreWhenMatched === undefined) return guarded(clause)
+          const others = anyOf(
+            sql,
+            should.filter((_, other) => other !== index).map((other) => other.where)
           )
-        ]
-        // Only should clauses, one of which must hold: where none holds, each of their scores is 0.
-        const onlyAnyShould = must.length + filter.length + mustNot.length === 0 && required === 1
+          return sql`CASE WHEN ${others} THEN ${guarded(clause)} ELSE ${clause.scoreWhenMatched} END`
+        }
+        const scores = [...must.map((clause) => clause.score), ...should.map(shouldScore)]
+        // Only should clauses, one of which must hold: where none holds, each of their scores is 0 (unless scored as
+        // always matched, which no parent then guards).
+        const onlyAnyShould = must.length + filter.length + mustNot.length === 0 && required === 1 && !alwaysMatched
         return scored({ where: allOf(sql, conditions), score: sum(sql, scores) }, onlyAnyShould)
       }
       case "Terms": {
         const target = field(query.field)
-        return rankOrZero(sql, yield* exactValues(sql, target, query.values, query.caseInsensitive), query, target)
+        return rankOrZero(sql, yield* exactValues(sql, target, query.values, query.caseInsensitive), query, target, alwaysMatched)
       }
       case "Match": {
         const target = field(query.field)
@@ -146,13 +178,13 @@ export const compileQuery = (sql: Sql, query: Query, alias: string, depth = 0): 
           target.kind === "text"
             ? yield* textMatch(sql, target, query.text, query.operator)
             : yield* exactValues(sql, target, [query.text], false)
-        return rankOrZero(sql, compiled, query, target)
+        return rankOrZero(sql, compiled, query, target, alwaysMatched)
       }
       case "Phrase": {
         const target = field(query.field)
         const compiled =
           target.kind === "text" ? phraseMatch(sql, target, query.text, query.slop) : yield* exactValues(sql, target, [query.text], false)
-        return rankOrZero(sql, compiled, query, target)
+        return rankOrZero(sql, compiled, query, target, alwaysMatched)
       }
       case "Range":
         return scored(yield* rangeCondition(sql, field(query.field), query))

@@ -20,11 +20,15 @@ export type Field =
   | { readonly kind: "number"; readonly column: Fragment; readonly array: boolean; readonly integer: boolean }
   | { readonly kind: "date"; readonly column: Fragment }
   | { readonly kind: "boolean"; readonly column: Fragment }
-  /** Analysed text: `tsvector` is what matches, `normalize` turns query text into its terms' form. */
+  /**
+   * Analysed text: `tsvector` is what matches, `normalize` turns query text into its terms' form.
+   * `repeatedWordBits`, where the field has it, is a Bloom filter of the words `tsvector` holds more than once.
+   */
   | {
       readonly kind: "text"
       readonly name: string
       readonly tsvector: Fragment
+      readonly repeatedWordBits?: Fragment
       readonly source: Fragment
       readonly normalize: (text: string) => string
     }
@@ -93,7 +97,14 @@ export const resolveField = (sql: Sql, name: string, alias: string): Field => {
     case "dirname.tree":
       return { kind: "tree", column: column("dirname_tree") }
     case "content":
-      return { kind: "text", name, tsvector: column("content_tsv"), source: column("content"), normalize: fold }
+      return {
+        kind: "text",
+        name,
+        tsvector: column("content_tsv"),
+        repeatedWordBits: column("content_repeated_word_bits"),
+        source: column("content"),
+        normalize: fold
+      }
     case "_default_text":
       return { kind: "text", name, tsvector: column("metadata_tsv"), source: column("metadata_tsv"), normalize: lowercase }
     case "contentType":

@@ -80,7 +80,7 @@ const aggregatedFields = (request: SearchRequest) =>
 
 /** The WHERE of a search: its indices and its query, over records aliased `r`. */
 export const searchScope = (sql: Sql, indices: ReadonlyArray<string>, query: Query) =>
-  Effect.map(compileQuery(sql, query, "r"), (compiled) => ({
+  Effect.map(compileQuery(sql, query, "r", 0, true), (compiled) => ({
     where: sql`r.project IN ${sql.in(indices)} AND ${compiled.where}`,
     score: compiled.score
   }))

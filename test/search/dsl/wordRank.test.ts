@@ -1,0 +1,176 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { DocumentIndex } from "../../../src/search/DocumentIndex.ts"
+import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocumentIndex.ts"
+import { makePostgresSearchBackend } from "../../../src/search/postgres/PostgresSearchBackend.ts"
+import { SearchBackend } from "../../../src/search/SearchBackend.ts"
+import { testDatabase } from "../../engine/helpers.ts"
+import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
+import { textDocument } from "../../helpers/marks.ts"
+
+/**
+ * A one-word query on content reads a matched document's whole tsvector only where a filter of the words the
+ * document repeats says it may repeat the word (Leaves.ts, wordQuery). Its scores must stay ts_rank of the whole
+ * tsvector, wherever a query puts the word: they are checked against ts_rank computed by the database itself.
+ */
+
+const project = "ranks"
+const filler = (count: number) => Array.from({ length: count }, (_, n) => `filler${n % 97}`).join(" ")
+
+const documents = [
+  textDocument("once", "/data/once.txt", "alpha beta gamma"),
+  textDocument("twice", "/data/twice.txt", "alpha beta alpha"),
+  // More positions than a tsvector keeps (256).
+  textDocument("many", "/data/many.txt", "alpha ".repeat(300)),
+  // Past position 16,383 every word is at the last position, so three occurrences are one there.
+  textDocument("late", "/data/late.txt", `${filler(16_400)} alpha alpha alpha`),
+  { ...textDocument("title-only", "/data/title-only.txt", "beta gamma"), metadata: { tika_metadata_title: "alpha report" } },
+  { ...textDocument("title-once", "/data/title-once.txt", "alpha gamma"), metadata: { tika_metadata_title: "alpha" } },
+  { ...textDocument("title-twice", "/data/title-twice.txt", "alpha alpha"), metadata: { tika_metadata_title: "alpha" } },
+  textDocument("in-path", "/data/alpha/in-path.txt", "beta beta"),
+  textDocument("beta-only", "/data/beta-only.txt", "beta"),
+  textDocument("none", "/data/none.txt", "gamma delta")
+]
+
+const loadCorpus = Effect.gen(function* () {
+  yield* Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, documents))
+  const sql = yield* SqlClient.SqlClient
+  // A named entity whose mention is the word: other record types have no content to rank.
+  yield* sql`INSERT INTO named_entities (project, id, document_id, root_id, mention, mention_norm, mention_norm_text_length,
+      category, offsets, extractor, extractor_language, is_hidden)
+    VALUES (${project}, 'ne-alpha', 'once', 'once', 'Alpha', 'alpha', 5, 'PERSON', ${[0]}::bigint[], 'CORENLP', 'ENGLISH', false)`
+})
+
+interface Ranks {
+  /** ts_rank of the word on the whole content tsvector, 0 where the content lacks it. */
+  readonly content: number
+  readonly metadata: number
+}
+
+/** Each document's ranks for `word`, from the database's own ts_rank on the stored tsvectors. */
+const ranksOf = (word: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ id: string; content: number; metadata: number }>`
+        SELECT id,
+          (CASE WHEN content_tsv @@ ${word}::tsquery THEN ts_rank(content_tsv, ${word}::tsquery) ELSE 0 END)::float8 AS content,
+          (CASE WHEN metadata_tsv @@ ${word}::tsquery THEN ts_rank(metadata_tsv, ${word}::tsquery) ELSE 0 END)::float8 AS metadata
+        FROM documents WHERE project = ${project}`,
+      (rows) => new Map(rows.map((row): [string, Ranks] => [row.id, { content: row.content, metadata: row.metadata }]))
+    )
+  )
+
+const hitsOf = (query: unknown) =>
+  Effect.flatMap(SearchBackend, (backend) =>
+    Effect.map(
+      backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: { size: 100, query } }),
+      (response) =>
+        new Map(
+          (response.body as { hits: { hits: ReadonlyArray<{ _id: string; _score: number }> } }).hits.hits.map((hit): [string, number] => [
+            hit._id,
+            hit._score
+          ])
+        )
+    )
+  )
+
+/** The hits of `query` are the records `expected` scores, with those scores. */
+const expectScores = (query: unknown, expected: ReadonlyMap<string, number>) =>
+  Effect.map(hitsOf(query), (hits) => {
+    expect([...hits.keys()].sort()).toEqual([...expected.keys()].sort())
+    for (const [id, score] of expected) expect(hits.get(id), id).toBeCloseTo(score, 6)
+  })
+
+/** Documents for which `score` gives a number, with it. */
+const scored = (ranks: ReadonlyMap<string, Ranks>, score: (ranks: Ranks, id: string) => number | undefined) =>
+  new Map(
+    [...ranks].flatMap(([id, rank]) => {
+      const value = score(rank, id)
+      return value === undefined ? [] : [[id, value] as const]
+    })
+  )
+
+const match = (word: string) => ({ match: { content: word } })
+
+for (const database of databaseKinds) {
+  const skip = database === "postgres" && !postgresAvailable
+  describe.skipIf(skip)(`one-word ranks on ${database}${skip ? ` (${postgresSkipReason})` : ""}`, () => {
+    const corpus = Layer.effectDiscard(loadCorpus).pipe(
+      Layer.provideMerge(PostgresDocumentIndex),
+      Layer.provideMerge(testDatabase(database)),
+      Layer.orDie
+    )
+    layer(Layer.provideMerge(makePostgresSearchBackend(0), corpus), { timeout: 60_000 })((it) => {
+      it.effect("a word alone, as a term and as a one-word phrase ranks as ts_rank of the whole content", () =>
+        Effect.gen(function* () {
+          const alpha = yield* ranksOf("alpha")
+          const expected = scored(alpha, (rank) => (rank.content > 0 ? rank.content : undefined))
+          // Found once (here and past the last position), twice, and 256 times: three different ranks.
+          expect(new Set([...expected.values()]).size).toBe(3)
+          yield* expectScores(match("alpha"), expected)
+          yield* expectScores({ term: { content: "alpha" } }, expected)
+          yield* expectScores({ match_phrase: { content: "alpha" } }, expected)
+        })
+      )
+
+      it.effect("over the default fields, a record matched elsewhere than in its content gets no content rank", () =>
+        Effect.gen(function* () {
+          const alpha = yield* ranksOf("alpha")
+          const documentScore = (rank: Ranks) => (rank.content + rank.metadata > 0 ? rank.content + rank.metadata : undefined)
+          // The named entity matches through its mention alone (a keyword's score, 1).
+          const expected = new Map([...scored(alpha, documentScore), ["ne-alpha", 1]])
+          expect(expected.get("title-only")).toBe(alpha.get("title-only")!.metadata)
+          yield* expectScores({ query_string: { query: "alpha" } }, expected)
+          // The client's search: match_all and the type each add 1.
+          const client = {
+            bool: {
+              must: [{ match_all: {} }, { bool: { should: [{ query_string: { query: "alpha" } }] } }, { match: { type: "Document" } }]
+            }
+          }
+          yield* expectScores(
+            client,
+            scored(alpha, (rank) => {
+              const score = documentScore(rank)
+              return score === undefined ? undefined : 2 + score
+            })
+          )
+        })
+      )
+
+      it.effect("among should clauses, in a must beside a should, and with every should clause required", () =>
+        Effect.gen(function* () {
+          const alpha = yield* ranksOf("alpha")
+          const beta = yield* ranksOf("beta")
+          const both = (id: string) => alpha.get(id)!.content + beta.get(id)!.content
+          // One of two words: a record holding only beta has no alpha rank.
+          yield* expectScores(
+            { bool: { should: [match("alpha"), match("beta")] } },
+            scored(alpha, (_, id) => (both(id) > 0 ? both(id) : undefined))
+          )
+          // Beyond eight should clauses, each is scored on its own.
+          yield* expectScores(
+            { bool: { should: [match("alpha"), ...Array.from({ length: 8 }, (_, index) => match(`absent${index}`))] } },
+            scored(alpha, (rank) => (rank.content > 0 ? rank.content : undefined))
+          )
+          // Alpha is optional beside a required beta.
+          yield* expectScores(
+            { bool: { must: [match("beta")], should: [match("alpha")] } },
+            scored(beta, (rank, id) => (rank.content > 0 ? both(id) : undefined))
+          )
+          // Both words required through minimum_should_match.
+          yield* expectScores(
+            { bool: { should: [match("alpha"), match("beta")], minimum_should_match: 2 } },
+            scored(alpha, (rank, id) => (rank.content > 0 && beta.get(id)!.content > 0 ? both(id) : undefined))
+          )
+          // A should clause beside a must_not only.
+          const gamma = yield* ranksOf("gamma")
+          yield* expectScores(
+            { bool: { should: [match("alpha")], must_not: [match("gamma")] } },
+            scored(alpha, (rank, id) => (rank.content > 0 && gamma.get(id)!.content === 0 ? rank.content : undefined))
+          )
+        })
+      )
+    })
+  })
+}
