@@ -122,6 +122,13 @@ for (const database of databaseKinds) {
           const expected = new Map([...scored(alpha, documentScore), ["ne-alpha", 1]])
           expect(expected.get("title-only")).toBe(alpha.get("title-only")!.metadata)
           yield* expectScores({ query_string: { query: "alpha" } }, expected)
+          // A prefix ranks as the word it stands for here; a leading wildcard scores 1 in each field it matches.
+          yield* expectScores({ query_string: { query: "alph*" } }, expected)
+          const fieldsMatched = (rank: Ranks) => Number(rank.content > 0) + Number(rank.metadata > 0)
+          yield* expectScores(
+            { query_string: { query: "*lpha" } },
+            new Map([...scored(alpha, (rank) => fieldsMatched(rank) || undefined), ["ne-alpha", 1]])
+          )
           // The client's search: match_all and the type each add 1.
           const client = {
             bool: {

@@ -94,6 +94,15 @@ const exactValues = (sql: Sql, field: Field, values: ReadonlyArray<Scalar>, case
 }
 
 /**
+ * A leaf on a field whose tsvector is stored out of the row (content): where it is known to hold, its score needs no
+ * guard, which would decompress the tsvector again for every record (a wildcard's constant score did).
+ */
+const leafOn = (field: Field, compiled: Compiled): Compiled =>
+  field.kind === "text" && field.outOfRow === true && compiled.scoreWhenMatched === undefined
+    ? { ...compiled, scoreWhenMatched: compiled.score }
+    : compiled
+
+/**
  * A text leaf's score with its guard built in: ts_rank of a NULL tsvector (other record types) is NULL. Where the
  * leaf holds for every record scored, its score where matched.
  */
@@ -170,7 +179,13 @@ export const compileQuery = (
       }
       case "Terms": {
         const target = field(query.field)
-        return rankOrZero(sql, yield* exactValues(sql, target, query.values, query.caseInsensitive), query, target, alwaysMatched)
+        return rankOrZero(
+          sql,
+          leafOn(target, yield* exactValues(sql, target, query.values, query.caseInsensitive)),
+          query,
+          target,
+          alwaysMatched
+        )
       }
       case "Match": {
         const target = field(query.field)
@@ -178,13 +193,13 @@ export const compileQuery = (
           target.kind === "text"
             ? yield* textMatch(sql, target, query.text, query.operator)
             : yield* exactValues(sql, target, [query.text], false)
-        return rankOrZero(sql, compiled, query, target, alwaysMatched)
+        return rankOrZero(sql, leafOn(target, compiled), query, target, alwaysMatched)
       }
       case "Phrase": {
         const target = field(query.field)
         const compiled =
           target.kind === "text" ? phraseMatch(sql, target, query.text, query.slop) : yield* exactValues(sql, target, [query.text], false)
-        return rankOrZero(sql, compiled, query, target, alwaysMatched)
+        return rankOrZero(sql, leafOn(target, compiled), query, target, alwaysMatched)
       }
       case "Range":
         return scored(yield* rangeCondition(sql, field(query.field), query))
@@ -194,12 +209,18 @@ export const compileQuery = (
         return query.values.length === 0
           ? scored(falseCondition(sql), true)
           : scored({ where: sql`${sql.literal(alias)}.id IN ${sql.in(query.values)}`, score: sql.literal("1") })
-      case "Wildcard":
-        return scored(yield* wildcardCondition(sql, field(query.field), query.pattern, query.caseInsensitive))
-      case "Regexp":
-        return scored(yield* regexpCondition(sql, field(query.field), query.pattern, query.caseInsensitive))
-      case "Fuzzy":
-        return scored(yield* fuzzyCondition(sql, field(query.field), query.value, query.distance))
+      case "Wildcard": {
+        const target = field(query.field)
+        return scored(leafOn(target, yield* wildcardCondition(sql, target, query.pattern, query.caseInsensitive)))
+      }
+      case "Regexp": {
+        const target = field(query.field)
+        return scored(leafOn(target, yield* regexpCondition(sql, target, query.pattern, query.caseInsensitive)))
+      }
+      case "Fuzzy": {
+        const target = field(query.field)
+        return scored(leafOn(target, yield* fuzzyCondition(sql, target, query.value, query.distance)))
+      }
       case "HasChild": {
         if (!childTypes.includes(query.type))
           return yield* illegalArgument(`[has_child] join field [join] doesn't hold [${query.type}] as a child`)

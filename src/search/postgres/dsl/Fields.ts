@@ -23,12 +23,14 @@ export type Field =
   /**
    * Analysed text: `tsvector` is what matches, `normalize` turns query text into its terms' form.
    * `repeatedWordBits`, where the field has it, is a Bloom filter of the words `tsvector` holds more than once.
+   * `outOfRow`: `tsvector` is stored compressed out of the row, so each test of it decompresses it again.
    */
   | {
       readonly kind: "text"
       readonly name: string
       readonly tsvector: Fragment
       readonly repeatedWordBits?: Fragment
+      readonly outOfRow?: boolean
       readonly source: Fragment
       readonly normalize: (text: string) => string
     }
@@ -102,6 +104,7 @@ export const resolveField = (sql: Sql, name: string, alias: string): Field => {
         name,
         tsvector: column("content_tsv"),
         repeatedWordBits: column("content_repeated_word_bits"),
+        outOfRow: true,
         source: column("content"),
         normalize: fold
       }
