@@ -3,8 +3,8 @@
 -- ts_rank of a one-word query depends only on the word's positions (all of weight D, no length normalization), so a
 -- matched document whose filter lacks one of the word's bits holds it once and ranks a known constant. A search then
 -- reads the whole tsvector, stored compressed out of the row, only for documents that may repeat the word
--- (Leaves.ts, wordQuery). With about 84 repeated words a document (100,000 generated ones), a word held once has both
--- bits set by others in one document in 40; with one bit a word, in one in 12.
+-- (Leaves.ts, wordQuery). With about 84 repeated words a document (100,000 generated ones), a word held once finds
+-- both its bits set by others in about one document in 40; with one bit a word, in one in 12.
 CREATE FUNCTION quarry_word_bit(word text, which integer) RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
   SELECT ('x' || substr(md5(word), 1 + 8 * which, 8))::bit(32)::integer & 1023
