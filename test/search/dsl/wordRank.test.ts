@@ -4,10 +4,10 @@ import { Effect, Layer } from "effect"
 import { DocumentIndex } from "../../../src/search/DocumentIndex.ts"
 import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocumentIndex.ts"
 import { makePostgresSearchBackend } from "../../../src/search/postgres/PostgresSearchBackend.ts"
-import { SearchBackend } from "../../../src/search/SearchBackend.ts"
 import { testDatabase } from "../../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
 import { textDocument } from "../../helpers/marks.ts"
+import { search } from "./corpus.ts"
 
 /**
  * A one-word query on content reads a matched document's whole tsvector only where a filter of the words the
@@ -61,18 +61,11 @@ const ranksOf = (word: string) =>
     )
   )
 
+/** Each hit's score, by id: `search` answers the body or fails the test on any other status than 200. */
 const hitsOf = (query: unknown) =>
-  Effect.flatMap(SearchBackend, (backend) =>
-    Effect.map(
-      backend.handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body: { size: 100, query } }),
-      (response) =>
-        new Map(
-          (response.body as { hits: { hits: ReadonlyArray<{ _id: string; _score: number }> } }).hits.hits.map((hit): [string, number] => [
-            hit._id,
-            hit._score
-          ])
-        )
-    )
+  Effect.map(
+    search({ size: 100, query }, { path: `${project}/_search` }),
+    (response) => new Map(response.hits.hits.map((hit) => [hit._id, hit._score] as const))
   )
 
 /** The hits of `query` are the records `expected` scores, with those scores. */
