@@ -3,6 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { DocumentIndex } from "../../../src/search/DocumentIndex.ts"
 import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocumentIndex.ts"
+import { compileQuery } from "../../../src/search/postgres/dsl/Compile.ts"
 import { makePostgresSearchBackend } from "../../../src/search/postgres/PostgresSearchBackend.ts"
 import { testDatabase } from "../../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
@@ -12,7 +13,9 @@ import { search } from "./corpus.ts"
 /**
  * A one-word query on content reads a matched document's whole tsvector only where a filter of the words the
  * document repeats says it may repeat the word (Leaves.ts, wordQuery). Its scores must stay ts_rank of the whole
- * tsvector, wherever a query puts the word: they are checked against ts_rank computed by the database itself.
+ * tsvector, wherever a query puts the word: they are checked against ts_rank computed by the database itself. A page
+ * of the best scores is chosen from a first pass that ranks only documents that may hold the word 8 times (Search.ts):
+ * its pages must be those of the exact ranks.
  */
 
 const project = "ranks"
@@ -30,7 +33,16 @@ const documents = [
   { ...textDocument("title-twice", "/data/title-twice.txt", "alpha alpha"), metadata: { tika_metadata_title: "alpha" } },
   textDocument("in-path", "/data/alpha/in-path.txt", "beta beta"),
   textDocument("beta-only", "/data/beta-only.txt", "beta"),
-  textDocument("none", "/data/none.txt", "gamma delta")
+  textDocument("none", "/data/none.txt", "gamma delta"),
+  // For the first pass's bounds: a word held at each end of each tier of the word-count filter, and past 256.
+  ...[1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 300].map((count) =>
+    textDocument(`kappa-${count}`, `/data/kappa-${count}.txt`, "kappa ".repeat(count))
+  ),
+  // For pages of the best ranks: a word held from once to 12 times, ties included.
+  ...[1, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 8, 9, 12].map((count, index) => {
+    const id = `omega-${String(index).padStart(2, "0")}`
+    return textDocument(id, `/data/${id}.txt`, `${"omega ".repeat(count)}tail`)
+  })
 ]
 
 const loadCorpus = Effect.gen(function* () {
@@ -62,6 +74,10 @@ const ranksOf = (word: string) =>
   )
 
 /** Each hit's score, by id: `search` answers the body or fails the test on any other status than 200. */
+/** The ids and scores of a page of `body`'s hits, in order. */
+const pageOf = (body: Record<string, unknown>) =>
+  Effect.map(search(body, { path: `${project}/_search` }), (response) => response.hits.hits.map((hit) => [hit._id, hit._score] as const))
+
 const hitsOf = (query: unknown) =>
   Effect.map(
     search({ size: 100, query }, { path: `${project}/_search` }),
@@ -135,6 +151,56 @@ for (const database of databaseKinds) {
               return score === undefined ? undefined : 2 + score
             })
           )
+        })
+      )
+
+      it.effect("a first pass bounds each rank between the rank of one position and that of its tier's most positions", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const query = { _tag: "Match", field: "content", text: "kappa", operator: "or" } as const
+          const firstPass = yield* compileQuery(sql, query, "r", 0, true, "firstPass")
+          const rows = yield* sql<{ id: string; low: number; high: number; exact: number }>`
+            SELECT r.id, (${firstPass.score})::float8 AS low, (${firstPass.score} + ${sql.join(" + ", false)(firstPass.slack ?? [])})::float8 AS high,
+              ts_rank(r.content_tsv, 'kappa'::tsquery)::float8 AS exact
+            FROM document_records r WHERE r.project = ${project} AND ${firstPass.where}`
+          expect(rows).toHaveLength(13)
+          for (const row of rows) {
+            const count = Number(row.id.slice("kappa-".length))
+            expect(row.low, row.id).toBeCloseTo(rows.find((other) => other.id === "kappa-1")!.exact, 7)
+            expect(row.exact, row.id).toBeGreaterThanOrEqual(row.low)
+            // Within the margin Search.ts allows for rounding.
+            expect(row.high + 1e-6 * (1 + row.high), row.id).toBeGreaterThanOrEqual(row.exact)
+            // Tight at the top of each tier (2 ** (t + 1) - 1 positions, and the 256 a tsvector keeps at most).
+            if (count === 1 || [3, 7, 15, 31, 63, 300].includes(count)) expect(row.high, row.id).toBeCloseTo(row.exact, 5)
+            else expect(row.high - row.exact, row.id).toBeGreaterThan(1e-5)
+          }
+        })
+      )
+
+      it.effect("every page of the best ranks is the page of the exact ranks", () =>
+        Effect.gen(function* () {
+          const omega = yield* ranksOf("omega")
+          const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+          const best = [...scored(omega, (rank) => (rank.content > 0 ? rank.content : undefined))].sort(
+            ([a, x], [b, y]) => y - x || byId(a, b)
+          )
+          expect(best).toHaveLength(14)
+          // Held 12, 9, 8, 8, 7, 5, 4, 3, 3, 2, 2 times and once: nine ranks, the last three documents tied.
+          expect(new Set(best.map(([, score]) => score)).size).toBe(9)
+          const expectPage = (page: ReadonlyArray<readonly [string, number | null]>, expected: typeof best) => {
+            expect(page.map(([id]) => id)).toEqual(expected.map(([id]) => id))
+            page.forEach(([id, score], index) => expect(score, id).toBeCloseTo(expected[index]![1], 6))
+          }
+          // Pages that end among the documents ranked in the first pass, and past them.
+          for (const size of [1, 2, 3, 5]) {
+            for (let from = 0; from < best.length; from++) {
+              expectPage(yield* pageOf({ from, size, query: match("omega") }), best.slice(from, from + size))
+            }
+          }
+          // The client's order: the score, then the path.
+          const byPath = [...best].sort(([a, x], [b, y]) => y - x || byId(`/data/${a}.txt`, `/data/${b}.txt`))
+          const sort = [{ _score: { order: "desc" } }, { path: { order: "asc" } }]
+          expectPage(yield* pageOf({ from: 3, size: 4, sort, query: match("omega") }), byPath.slice(3, 7))
         })
       )
 

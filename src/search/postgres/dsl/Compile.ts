@@ -4,7 +4,6 @@ import type { MinimumShouldMatch, Query, Scalar } from "./Ast.ts"
 import { illegalArgument, type SearchRequestError } from "./Errors.ts"
 import { type Field, resolveField } from "./Fields.ts"
 import {
-  type Compiled,
   existsCondition,
   falseCondition,
   fuzzyCondition,
@@ -16,6 +15,7 @@ import {
   wildcardCondition
 } from "./Leaves.ts"
 import { isIndexableWord, words } from "./Text.ts"
+import type { Compiled, Ranking } from "./TextQueries.ts"
 
 /**
  * Query nodes to a SQL condition over a `search_records` row and its relevance. Values are always parameters;
@@ -107,7 +107,12 @@ const leafOn = (field: Field, compiled: Compiled): Compiled =>
  * leaf holds for every record scored, its score where matched.
  */
 const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field, alwaysMatched: boolean): Scored => {
-  if (alwaysMatched && compiled.scoreWhenMatched !== undefined) return scored({ where: compiled.where, score: compiled.scoreWhenMatched })
+  if (alwaysMatched && compiled.scoreWhenMatched !== undefined)
+    return scored({
+      where: compiled.where,
+      score: compiled.scoreWhenMatched,
+      ...(compiled.slack === undefined ? {} : { slack: compiled.slack })
+    })
   if (!isAnyWordQuery(query, field)) return scored(compiled)
   return scored({ ...compiled, score: sql`coalesce(${compiled.score}, 0)` }, true)
 }
@@ -115,14 +120,15 @@ const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field, al
 /**
  * `alwaysMatched`: the query holds for every record scored, as the root does (the search reads only the records it
  * matches), and with it its bool's must and filter clauses, and its should clauses when all of them must hold.
- * Scores can then be computed as for records known to match (`scoreWhenMatched`).
+ * Scores can then be computed as for records known to match (`scoreWhenMatched`). `ranking`: see `Ranking`.
  */
 export const compileQuery = (
   sql: Sql,
   query: Query,
   alias: string,
   depth = 0,
-  alwaysMatched = false
+  alwaysMatched = false,
+  ranking: Ranking = "exact"
 ): Effect.Effect<Scored, SearchRequestError> =>
   Effect.gen(function* () {
     const field = (name: string) => resolveField(sql, name, alias)
@@ -135,7 +141,7 @@ export const compileQuery = (
         const required = requiredShould(query.minimumShouldMatch, query.should.length, query.must.length + query.filter.length > 0)
         const everyShouldHolds = alwaysMatched && required > 0 && required === query.should.length
         const compile = (queries: ReadonlyArray<Query>, matched: boolean) =>
-          Effect.forEach(queries, (item) => compileQuery(sql, item, alias, depth, matched))
+          Effect.forEach(queries, (item) => compileQuery(sql, item, alias, depth, matched, ranking))
         const [must, filter, should, mustNot] = yield* Effect.all([
           compile(query.must, alwaysMatched),
           compile(query.filter, alwaysMatched),
@@ -175,7 +181,9 @@ export const compileQuery = (
         // Only should clauses, one of which must hold: where none holds, each of their scores is 0 (unless scored as
         // always matched, which no parent then guards).
         const onlyAnyShould = must.length + filter.length + mustNot.length === 0 && required === 1 && !alwaysMatched
-        return scored({ where: allOf(sql, conditions), score: sum(sql, scores) }, onlyAnyShould)
+        // The scores added are the must and should clauses', so are their shortfalls.
+        const slack = [...must, ...should].flatMap((clause) => clause.slack ?? [])
+        return scored({ where: allOf(sql, conditions), score: sum(sql, scores), slack }, onlyAnyShould)
       }
       case "Terms": {
         const target = field(query.field)
@@ -191,14 +199,16 @@ export const compileQuery = (
         const target = field(query.field)
         const compiled =
           target.kind === "text"
-            ? yield* textMatch(sql, target, query.text, query.operator)
+            ? yield* textMatch(sql, target, query.text, query.operator, ranking)
             : yield* exactValues(sql, target, [query.text], false)
         return rankOrZero(sql, leafOn(target, compiled), query, target, alwaysMatched)
       }
       case "Phrase": {
         const target = field(query.field)
         const compiled =
-          target.kind === "text" ? phraseMatch(sql, target, query.text, query.slop) : yield* exactValues(sql, target, [query.text], false)
+          target.kind === "text"
+            ? phraseMatch(sql, target, query.text, query.slop, ranking)
+            : yield* exactValues(sql, target, [query.text], false)
         return rankOrZero(sql, leafOn(target, compiled), query, target, alwaysMatched)
       }
       case "Range":

@@ -22,14 +22,14 @@ export type Field =
   | { readonly kind: "boolean"; readonly column: Fragment }
   /**
    * Analysed text: `tsvector` is what matches, `normalize` turns query text into its terms' form.
-   * `repeatedWordBits`, where the field has it, is a Bloom filter of the words `tsvector` holds more than once.
+   * `wordCounts`, where the field has it, is a Bloom filter of the words `tsvector` holds at least 2, 4 or 8 times.
    * `outOfRow`: `tsvector` is stored compressed out of the row, so each test of it decompresses it again.
    */
   | {
       readonly kind: "text"
       readonly name: string
       readonly tsvector: Fragment
-      readonly repeatedWordBits?: Fragment
+      readonly wordCounts?: Fragment
       readonly outOfRow?: boolean
       readonly source: Fragment
       readonly normalize: (text: string) => string
@@ -103,7 +103,7 @@ export const resolveField = (sql: Sql, name: string, alias: string): Field => {
         kind: "text",
         name,
         tsvector: column("content_tsv"),
-        repeatedWordBits: column("content_repeated_word_bits"),
+        wordCounts: column("content_word_counts"),
         outOfRow: true,
         source: column("content"),
         normalize: fold

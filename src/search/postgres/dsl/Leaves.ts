@@ -14,20 +14,13 @@ import {
 import type { Field } from "./Fields.ts"
 import { mapWildcardLiterals, parseDate, queryShardError, trailingStarPrefix, wildcardToLike } from "./Patterns.ts"
 import { anyOrAllQuery, isIndexableWord, phraseQuery, prefixQuery, words } from "./Text.ts"
+import { type Compiled, type Ranking, textQuery, wordQuery } from "./TextQueries.ts"
 
 /** SQL conditions of the field-level queries, one function per query kind, dispatched on the field's type. */
 
 type Fragment = Statement.Fragment
 type Sql = Statement.Constructor
 type TextField = Extract<Field, { kind: "text" }>
-
-export interface Compiled {
-  readonly where: Fragment
-  /** The relevance of a matching record; only read when results are ordered by score. */
-  readonly score: Fragment
-  /** The same relevance where `where` is known to hold, when it costs less to compute there (see `wordQuery`). */
-  readonly scoreWhenMatched?: Fragment
-}
 
 export const falseCondition = (sql: Sql): Compiled => ({ where: sql.literal("false"), score: sql.literal("0") })
 const constant = (sql: Sql, where: Fragment): Compiled => ({ where, score: sql.literal("1") })
@@ -115,54 +108,30 @@ export const termsCondition = (
         const term = String(values.length === 1 ? values[0] : "")
         const termWords = words(field.normalize(term))
         const found = values.length === 1 && termWords.length === 1 && termWords[0] === term && isIndexableWord(term)
-        if (!found) return values.length === 1 ? falseCondition(sql) : yield* textMatch(sql, field, values.map(String).join(" "), "or")
-        return wordQuery(sql, field, term)
+        // Ranked exactly: a first pass gains most on the client's searches, which are words, not terms.
+        if (!found)
+          return values.length === 1 ? falseCondition(sql) : yield* textMatch(sql, field, values.map(String).join(" "), "or", "exact")
+        return wordQuery(sql, field, term, "exact")
       }
       case "unknown":
         return falseCondition(sql)
     }
   })
 
-const textQuery = (sql: Sql, field: TextField, tsquery: string): Compiled => ({
-  where: sql`${field.tsvector} @@ ${tsquery}::tsquery`,
-  score: sql`ts_rank(${field.tsvector}, ${tsquery}::tsquery)`
-})
-
-/** ts_rank of a one-word query on a tsvector holding the word once: the same for every word and position. */
-const rankOfWordFoundOnce = "ts_rank('w:1'::tsvector, 'w'::tsquery)"
-
-/**
- * One word. On a field with a filter of repeated words (content), only the records whose filter has the word's bits
- * are ranked on their tsvector, which is stored compressed out of the row: the others hold the word once, or not at
- * all, and a word found once ranks the same constant everywhere. A record known to match holds it
- * (`scoreWhenMatched`), so it reads nothing more than its row. A word in 1,577 of 100,000 generated documents was
- * repeated in 35 of them.
- */
-const wordQuery = (sql: Sql, field: TextField, word: string): Compiled => {
-  const general = textQuery(sql, field, anyOrAllQuery([word], "or"))
-  if (field.repeatedWordBits === undefined) return general
-  const bit = (which: number) => sql`get_bit(${field.repeatedWordBits}, quarry_word_bit(${word}, ${which})) = 1`
-  const mayRepeat = sql`WHEN ${bit(0)} AND ${bit(1)} THEN ${general.score}`
-  const once = sql.literal(rankOfWordFoundOnce)
-  return {
-    where: general.where,
-    score: sql`CASE ${mayRepeat} WHEN ${general.where} THEN ${once} ELSE 0 END`,
-    scoreWhenMatched: sql`CASE ${mayRepeat} ELSE ${once} END`
-  }
-}
-
 /** Analysed text on a text field: its words joined by `operator`. */
-export const textMatch = (sql: Sql, field: TextField, text: string, operator: "and" | "or") => {
+export const textMatch = (sql: Sql, field: TextField, text: string, operator: "and" | "or", ranking: Ranking) => {
   const terms = words(field.normalize(text))
   const usable = terms.filter(isIndexableWord)
   if (usable.length === 0 || (operator === "and" && usable.length < terms.length)) return Effect.succeed(falseCondition(sql))
-  return Effect.succeed(usable.length === 1 ? wordQuery(sql, field, usable[0]!) : textQuery(sql, field, anyOrAllQuery(usable, operator)))
+  return Effect.succeed(
+    usable.length === 1 ? wordQuery(sql, field, usable[0]!, ranking) : textQuery(sql, field, anyOrAllQuery(usable, operator))
+  )
 }
 
-export const phraseMatch = (sql: Sql, field: TextField, text: string, slop: number) => {
+export const phraseMatch = (sql: Sql, field: TextField, text: string, slop: number, ranking: Ranking) => {
   const terms = words(field.normalize(text))
   if (terms.length === 0 || !terms.every(isIndexableWord)) return falseCondition(sql)
-  return terms.length === 1 ? wordQuery(sql, field, terms[0]!) : textQuery(sql, field, phraseQuery(terms, slop))
+  return terms.length === 1 ? wordQuery(sql, field, terms[0]!, ranking) : textQuery(sql, field, phraseQuery(terms, slop))
 }
 
 export interface Bounds {

@@ -4,6 +4,7 @@ import { makeSlicedTurn } from "../../../EventLoop.ts"
 import type { Query, SearchRequest } from "./Ast.ts"
 import { type AggregationPart, aggregationParts } from "./Aggs.ts"
 import { compileQuery } from "./Compile.ts"
+import type { Ranking } from "./TextQueries.ts"
 import type { SearchRequestError } from "./Errors.ts"
 import { resolveField } from "./Fields.ts"
 import { highlightText } from "./Highlight.ts"
@@ -79,10 +80,11 @@ const aggregatedFields = (request: SearchRequest) =>
   request.aggregations.flatMap(([, agg]) => [agg.field, ...("metrics" in agg ? agg.metrics.map(([, metric]) => metric.field) : [])])
 
 /** The WHERE of a search: its indices and its query, over records aliased `r`. */
-export const searchScope = (sql: Sql, indices: ReadonlyArray<string>, query: Query) =>
-  Effect.map(compileQuery(sql, query, "r", 0, true), (compiled) => ({
+export const searchScope = (sql: Sql, indices: ReadonlyArray<string>, query: Query, ranking: Ranking = "exact") =>
+  Effect.map(compileQuery(sql, query, "r", 0, true, ranking), (compiled) => ({
     where: sql`r.project IN ${sql.in(indices)} AND ${compiled.where}`,
-    score: compiled.score
+    score: compiled.score,
+    slack: compiled.slack ?? []
   }))
 
 const totalCount = (sql: Sql, track: boolean | number) =>
@@ -103,7 +105,7 @@ type PageEntry = readonly [project: string, id: string, path: string | null, sco
 /** The column of `matched` holding a sort key's values: the score is computed once, as `score`, whatever sorts on it. */
 const sortColumn = (key: SortKey, index: number) => (key.kind === "score" ? "score" : `s${index}`)
 
-const pageSelect = (sql: Sql, keys: ReadonlyArray<SortKey>, from: number, size: number) => {
+const pageSelect = (sql: Sql, source: string, keys: ReadonlyArray<SortKey>, from: number, size: number) => {
   const values = keys.map((key, index) => {
     const column = sql.literal(`h.${sortColumn(key, index)}`)
     return key.kind === "date" ? sql`(extract(epoch FROM ${column}) * 1000)::float8` : column
@@ -115,7 +117,45 @@ const pageSelect = (sql: Sql, keys: ReadonlyArray<SortKey>, from: number, size: 
     sql`m.path COLLATE "C"`
   ]
   return sql`(SELECT coalesce(json_agg(json_build_array(${sql.csv([sql`h.project`, sql`h.id`, sql`h.path`, sql`h.score`, ...values])})), '[]'::json)
-    FROM (SELECT * FROM matched m ORDER BY ${sql.csv(order)} LIMIT ${size} OFFSET ${from}) h)`
+    FROM (SELECT * FROM ${sql.literal(source)} m ORDER BY ${sql.csv(order)} LIMIT ${size} OFFSET ${from}) h)`
+}
+
+/**
+ * The records that can reach a page ranked by score, when `matched` holds a first pass's lower bounds (`score`) and
+ * by how much each may fall short (`slack`), with their exact scores. The records of the highest upper bounds are
+ * ranked first, four times as many as the page ends after (ties included): a common word's highest tiers hold mostly
+ * documents its filter lets through by chance (47 of 29,647 matches for a word held at most 15 times), whose exact
+ * scores are low. Every record of the page scores at least the page's lowest score among the exact scores and the
+ * others' lower bounds (the bar), so of the others only those whose upper bound reaches the bar are ranked then. An
+ * exact score is computed again on the record where its slack is not 0. The margin covers rounding.
+ */
+const rankedCandidates = (
+  sql: Sql,
+  records: Statement.Fragment,
+  exactScore: Statement.Fragment,
+  keys: ReadonlyArray<SortKey>,
+  pageEnd: number
+) => {
+  const sortValues = keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql.literal(`m.${sortColumn(key, index)}`)]))
+  const columns = sql.csv([sql`m.project`, sql`m.id`, sql`m.path`, ...sortValues])
+  const exactly = sql`CASE WHEN m.slack = 0 THEN m.score ELSE (SELECT max((${exactScore})::float8) FROM ${records} r
+    WHERE r.project = m.project AND r.id = m.id AND r.path IS NOT DISTINCT FROM m.path) END`
+  const upper = sql`m.score + m.slack`
+  return sql`top_bound AS (
+    SELECT min(t.upper) AS upper FROM (SELECT m.score + m.slack AS upper FROM matched m ORDER BY 1 DESC LIMIT ${4 * pageEnd}) t
+  ),
+  ranked_top AS MATERIALIZED (SELECT ${columns}, ${exactly} AS score FROM matched m WHERE ${upper} >= (SELECT upper FROM top_bound)),
+  bar AS (
+    SELECT min(t.score) AS score FROM (
+      SELECT s.score FROM (SELECT score FROM ranked_top UNION ALL SELECT m.score FROM matched m WHERE ${upper} < (SELECT upper FROM top_bound)) s
+      ORDER BY 1 DESC LIMIT ${pageEnd}) t
+  ),
+  ranked AS MATERIALIZED (
+    SELECT * FROM ranked_top
+    UNION ALL
+    SELECT ${columns}, ${exactly} FROM matched m
+    WHERE ${upper} < (SELECT upper FROM top_bound) AND ${upper} >= (SELECT score - 1e-6 * (1 + abs(score)) FROM bar)
+  )`
 }
 
 /** ES's `index.highlight.max_analyzed_offset`: the characters a highlight analyses when the request sets no limit. */
@@ -186,26 +226,32 @@ export const runSearch = (
 ): Effect.Effect<Record<string, unknown>, SearchRequestError | SqlError.SqlError> =>
   Effect.gen(function* () {
     const started = Date.now()
-    const scope = yield* searchScope(sql, indices, request.query)
+    const exact = yield* searchScope(sql, indices, request.query)
     // Without a page (facets, counts) nothing is ranked or sorted.
     const withPage = request.size > 0
     const clauses = withPage ? (request.sort ?? [{ _tag: "Score", order: "desc" }]) : []
     const scored = clauses.some((clause) => clause._tag === "Score")
+    // A page of the best scores is chosen from a first pass when that pass bounds some scores instead of computing them.
+    const bestFirst = clauses[0]?._tag === "Score" && clauses[0].order === "desc"
+    const firstPass = bestFirst ? yield* searchScope(sql, indices, request.query, "firstPass") : undefined
+    const twoPasses = firstPass !== undefined && firstPass.slack.length > 0
+    const scope = twoPasses ? firstPass : exact
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
     const records = recordsOf(sql, request.query)
     const columns = [
       ...matchedColumns(sql, aggregatedFields(request), withPage),
       ...(withPage ? [sql`${scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")} AS score`] : []),
+      ...(twoPasses ? [sql`(${sql.join(" + ", false)(scope.slack)})::float8 AS slack`] : []),
       ...keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql`${key.expression!} AS ${sql.literal(`s${index}`)}`]))
     ]
     const rows = yield* sql<Record<string, unknown>>`
       WITH matched AS MATERIALIZED (
         SELECT ${columns.length === 0 ? sql.literal("1 AS found") : sql.csv(columns)}
         FROM ${records} r WHERE ${scope.where}
-      )
+      )${twoPasses ? sql`, ${rankedCandidates(sql, records, exact.score, keys, request.from + request.size)}` : sql``}
       SELECT ${totalCount(sql, request.trackTotalHits)} AS total,
-        ${request.size === 0 ? sql.literal("'[]'::json") : pageSelect(sql, keys, request.from, request.size)} AS page
+        ${request.size === 0 ? sql.literal("'[]'::json") : pageSelect(sql, twoPasses ? "ranked" : "matched", keys, request.from, request.size)} AS page
         ${parts.length === 0 ? sql`` : sql`, ${sql.csv(parts.map(([, part], index) => sql`${part.select} AS ${sql.literal(`a${index}`)}`))}`}`
     const row = rows[0] ?? {}
     const aggregations = yield* Effect.forEach(parts, ([name, part], index) =>
