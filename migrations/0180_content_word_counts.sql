@@ -15,23 +15,31 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
   SELECT ('x' || substr(md5(tier::text || word), 1 + 4 * which, 4))::bit(16)::bigint
 $$;
 
+-- In PL/pgSQL, setting bytes of a bit string in a loop: the same filter built by a query (bits grouped into bytes,
+-- then into text) took 1.0 ms a document against 0.73 (1,853 generated documents).
 CREATE FUNCTION quarry_content_word_counts(words tsvector) RETURNS bit varying
-LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $$
-  WITH repeated AS (
-    SELECT l.lexeme, cardinality(l.positions) AS count FROM unnest(words) AS l WHERE cardinality(l.positions) > 1
-  ),
-  hashes AS (
-    SELECT md5(t.tier::text || r.lexeme) AS hash, CASE WHEN t.tier >= 3 THEN 8 ELSE 4 END AS bits
-    FROM repeated r JOIN (VALUES (1, 2), (2, 4), (3, 8), (4, 16), (5, 32), (6, 64)) AS t(tier, least) ON r.count >= t.least
-  ),
-  size AS (SELECT least(2 * count(*)::int + 1, 1800) AS bytes FROM hashes),
-  ones AS (
-    SELECT ('x' || substr(h.hash, 1 + 4 * w.which, 4))::bit(16)::bigint % (8 * s.bytes) AS bit
-    FROM hashes h CROSS JOIN size s JOIN (VALUES (0), (1), (2), (3), (4), (5), (6), (7)) AS w(which) ON w.which < h.bits
-  ),
-  bytes AS (SELECT bit / 8 AS byte, bit_or(128 >> (bit % 8)::int) AS value FROM ones GROUP BY 1)
-  SELECT ('x' || string_agg(lpad(to_hex(coalesce(b.value, 0)), 2, '0'), '' ORDER BY g.byte))::bit varying
-  FROM size s CROSS JOIN generate_series(0, s.bytes - 1) AS g(byte) LEFT JOIN bytes b ON b.byte = g.byte
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
+DECLARE
+  hashes bytea[];
+  bits integer[];
+  size integer;
+  filter bytea;
+  bit_index integer;
+BEGIN
+  SELECT array_agg(decode(md5(t.tier::text || l.lexeme), 'hex')), array_agg(CASE WHEN t.tier >= 3 THEN 8 ELSE 4 END)
+    INTO hashes, bits
+    FROM unnest(words) AS l JOIN (VALUES (1, 2), (2, 4), (3, 8), (4, 16), (5, 32), (6, 64)) AS t(tier, least)
+      ON cardinality(l.positions) >= t.least;
+  size := least(2 * coalesce(cardinality(hashes), 0) + 1, 1800);
+  filter := decode(repeat('00', size), 'hex');
+  FOR key IN 1 .. coalesce(cardinality(hashes), 0) LOOP
+    FOR which IN 0 .. bits[key] - 1 LOOP
+      bit_index := (get_byte(hashes[key], 2 * which) * 256 + get_byte(hashes[key], 2 * which + 1)) % (8 * size);
+      filter := set_byte(filter, bit_index / 8, get_byte(filter, bit_index / 8) | (128 >> (bit_index % 8)));
+    END LOOP;
+  END LOOP;
+  RETURN ('x' || encode(filter, 'hex'))::bit varying;
+END
 $$;
 
 -- The views name the old column, so they are defined again around the change.
