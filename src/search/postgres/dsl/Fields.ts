@@ -22,7 +22,8 @@ export type Field =
   | { readonly kind: "boolean"; readonly column: Fragment }
   /**
    * Analysed text: `tsvector` is what matches, `normalize` turns query text into its terms' form.
-   * `wordCounts`, where the field has it, is a Bloom filter of the words `tsvector` holds at least 2, 4 or 8 times.
+   * `wordCounts`, where the field has it, is a Bloom filter of the words `tsvector` holds at least 2, 4, 8, 16, 32 or
+   * 64 times.
    * `outOfRow`: `tsvector` is stored compressed out of the row, so each test of it decompresses it again.
    */
   | {

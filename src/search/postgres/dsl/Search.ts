@@ -4,13 +4,13 @@ import { makeSlicedTurn } from "../../../EventLoop.ts"
 import type { Query, SearchRequest } from "./Ast.ts"
 import { type AggregationPart, aggregationParts } from "./Aggs.ts"
 import { compileQuery } from "./Compile.ts"
-import type { Ranking } from "./TextQueries.ts"
 import type { SearchRequestError } from "./Errors.ts"
 import { resolveField } from "./Fields.ts"
 import { highlightText } from "./Highlight.ts"
 import { type ContentRead, type RecordRow, recordColumns, routingOf, sourceOf } from "./Records.ts"
 import { type SortKey, sortKeys } from "./Sort.ts"
 import { filterSource, sourceMayInclude } from "./Source.ts"
+import type { Ranking } from "./TextQueries.ts"
 
 /**
  * Runs a parsed search over some indices and answers the ES `_search` response. The matched
@@ -158,6 +158,9 @@ const rankedCandidates = (
   )`
 }
 
+/** Bounded words past which a search ranks in one pass. */
+const maxBoundedWords = 8
+
 /** ES's `index.highlight.max_analyzed_offset`: the characters a highlight analyses when the request sets no limit. */
 const defaultMaxAnalyzedOffset = 1_000_000
 /** Characters read past the analysed ones, so that a passage ending after the limit ends where it would in the whole text. */
@@ -231,10 +234,11 @@ export const runSearch = (
     const withPage = request.size > 0
     const clauses = withPage ? (request.sort ?? [{ _tag: "Score", order: "desc" }]) : []
     const scored = clauses.some((clause) => clause._tag === "Score")
-    // A page of the best scores is chosen from a first pass when that pass bounds some scores instead of computing them.
+    // A page of the best scores is chosen from a first pass when that pass bounds some scores instead of computing them,
+    // for a few words: each bounded word tests up to 40 bits of the filter in every match.
     const bestFirst = clauses[0]?._tag === "Score" && clauses[0].order === "desc"
     const firstPass = bestFirst ? yield* searchScope(sql, indices, request.query, "firstPass") : undefined
-    const twoPasses = firstPass !== undefined && firstPass.slack.length > 0
+    const twoPasses = firstPass !== undefined && firstPass.slack.length > 0 && firstPass.slack.length <= maxBoundedWords
     const scope = twoPasses ? firstPass : exact
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)

@@ -54,8 +54,10 @@ export const wordQuery = (sql: Sql, field: TextField, word: string, ranking: Ran
   const general = textQuery(sql, field, anyOrAllQuery([word], "or"))
   const filter = field.wordCounts
   if (filter === undefined) return general
+  // The tier and the slice are this code's own integers, written as literals: a parameter each would make a first
+  // pass of a few words hundreds of parameters.
   const bit = (tier: number, which: number) =>
-    sql`get_bit(${filter}, (quarry_word_key_hash(${word}, ${tier}, ${which}) % length(${filter}))::int) = 1`
+    sql`get_bit(${filter}, (quarry_word_key_hash(${word}, ${sql.literal(String(tier))}, ${sql.literal(String(which))}) % length(${filter}))::int) = 1`
   // 4 bits a key in tiers 1 and 2, 8 in the higher ones (sql.and parenthesises several conditions).
   const mayHold = (tier: number) => sql.and(Array.from({ length: tier >= 3 ? 8 : 4 }, (_, which) => bit(tier, which)))
   const once = sql.literal(rankOfWordFound(1))
