@@ -169,6 +169,13 @@ for (const database of databaseKinds) {
           const [firstPass, candidates] = oneWord.text.split("top_bound AS (")
           expect(firstPass).not.toContain("ts_rank(r.content_tsv")
           expect(candidates).toContain("ts_rank(r.content_tsv")
+          // Up to eight words are bounded in a first pass; past them the search ranks in one.
+          const shouldWords = (count: number) => ({
+            size: 1,
+            query: { bool: { should: Array.from({ length: count }, (_, index) => ({ match: { content: `w${1990 + index}` } })) } }
+          })
+          expect((yield* planOf(shouldWords(8))).text).toContain("ranked AS MATERIALIZED")
+          expect((yield* planOf(shouldWords(9))).text).not.toContain("ranked AS MATERIALIZED")
           // Two words are ranked on the whole tsvector of every match: the check sees it.
           expect((yield* planOf(words("w1998 w1999"))).text).toMatch(unguardedRank)
         })
