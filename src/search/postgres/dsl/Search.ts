@@ -142,7 +142,7 @@ const rankedCandidates = (
     WHERE r.project = m.project AND r.id = m.id AND r.path IS NOT DISTINCT FROM m.path) END`
   const upper = sql`m.score + m.slack`
   return sql`top_bound AS (
-    SELECT min(t.upper) AS upper FROM (SELECT m.score + m.slack AS upper FROM matched m ORDER BY 1 DESC LIMIT ${4 * pageEnd}) t
+    SELECT min(t.upper) AS upper FROM (SELECT ${upper} AS upper FROM matched m ORDER BY 1 DESC LIMIT ${4 * pageEnd}) t
   ),
   ranked_top AS MATERIALIZED (SELECT ${columns}, ${exactly} AS score FROM matched m WHERE ${upper} >= (SELECT upper FROM top_bound)),
   bar AS (
