@@ -34,6 +34,9 @@ const documents = [
   textDocument("in-path", "/data/alpha/in-path.txt", "beta beta"),
   textDocument("beta-only", "/data/beta-only.txt", "beta"),
   textDocument("none", "/data/none.txt", "gamma delta"),
+  // A word beyond ASCII: its filter keys are the MD5 of its UTF-8 bytes, in the database and in the search alike.
+  textDocument("greek-1", "/data/greek-1.txt", "λόγος"),
+  textDocument("greek-9", "/data/greek-9.txt", "λόγος ".repeat(9)),
   // For the first pass's bounds: a word held at each end of each tier of the word-count filter, and past 256.
   ...[1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 300].map((count) =>
     textDocument(`kappa-${count}`, `/data/kappa-${count}.txt`, "kappa ".repeat(count))
@@ -120,6 +123,17 @@ for (const database of databaseKinds) {
           yield* expectScores(match("alpha"), expected)
           yield* expectScores({ term: { content: "alpha" } }, expected)
           yield* expectScores({ match_phrase: { content: "alpha" } }, expected)
+        })
+      )
+
+      it.effect("a word beyond ASCII ranks as ts_rank of the whole content, and its page is the exact ranks' page", () =>
+        Effect.gen(function* () {
+          const logos = yield* ranksOf("λογος")
+          const expected = scored(logos, (rank) => (rank.content > 0 ? rank.content : undefined))
+          expect([...expected.keys()].sort()).toEqual(["greek-1", "greek-9"])
+          expect(expected.get("greek-9")!).toBeGreaterThan(expected.get("greek-1")!)
+          yield* expectScores(match("λόγος"), expected)
+          expect((yield* pageOf({ size: 1, query: match("λόγος") })).map(([id]) => id)).toEqual(["greek-9"])
         })
       )
 
