@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import { InteractiveFirst } from "./InteractiveFirst.ts"
-import { withPlannerCosts } from "./PlannerCosts.ts"
+import { withSessionSettings } from "./SessionSettings.ts"
 import { typeScriptWorker } from "../workers/WorkerPool.ts"
 import type { EmbeddedDatabaseWorkerData, EmbeddedDatabaseWorkerMessage } from "./EmbeddedDatabaseWorker.ts"
 
@@ -136,7 +136,7 @@ export const databaseLayer = (dataSourceUrl: string) => {
     )
   }
   return Layer.merge(
-    clientLayer({ url: Redacted.make(withPlannerCosts(dataSourceUrl)) }, dataSourceUrl.replace(/\/\/[^@/]*@/, "//***@")),
+    clientLayer({ url: Redacted.make(withSessionSettings(dataSourceUrl)) }, dataSourceUrl.replace(/\/\/[^@/]*@/, "//***@")),
     Layer.succeed(DatabaseInfo, { kind: "postgres", deliversNotifications: true })
   )
 }

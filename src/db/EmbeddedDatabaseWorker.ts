@@ -11,7 +11,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { createInMemory } from "./InMemoryTemplate.ts"
-import { plannerCostStatements } from "./PlannerCosts.ts"
+import { sessionSettingStatements } from "./SessionSettings.ts"
 
 export interface EmbeddedDatabaseWorkerData {
   /** The data directory; undefined keeps the database in memory. */
@@ -29,7 +29,7 @@ const start = async ({ directory }: EmbeddedDatabaseWorkerData) => {
       ? await createInMemory({ extensions: { pg_trgm } })
       : await PGlite.create({ dataDir: directory, extensions: { pg_trgm } })
   // PGlite has one session, which every socket connection shares: set once, the costs hold for all of them.
-  await db.exec(plannerCostStatements)
+  await db.exec(sessionSettingStatements)
   // Room for more than one connection, so that a client reconnecting after a drop is not refused; the main
   // thread's pool itself keeps to one (see databaseLayer).
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 })

@@ -1,0 +1,34 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { databaseLayer } from "../../src/db/Database.ts"
+import { postgresAvailable, postgresSkipReason, throwawayPostgres } from "../helpers/databases.ts"
+
+const settings = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql<{ randomPageCost: string; workMem: string }>`
+    SELECT current_setting('random_page_cost') AS "randomPageCost", current_setting('work_mem') AS "workMem"`
+).pipe(Effect.map((rows) => rows[0]))
+
+describe("session settings on the embedded database", () => {
+  it.scoped("its one session plans for cached data and keeps a search's matches in memory", () =>
+    Effect.gen(function* () {
+      expect(yield* settings).toEqual({ randomPageCost: "1.1", workMem: "32MB" })
+    }).pipe(Effect.provide(databaseLayer("pglite:memory")))
+  )
+})
+
+describe.skipIf(!postgresAvailable)(`session settings on PostgreSQL${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`, () => {
+  it.scoped("connections plan for cached data and keep a search's matches in memory, and the URL's own options still win", () =>
+    Effect.gen(function* () {
+      const { url } = yield* throwawayPostgres
+      const on = (dataSourceUrl: string) => settings.pipe(Effect.provide(databaseLayer(dataSourceUrl)))
+      expect(yield* on(url)).toEqual({ randomPageCost: "1.1", workMem: "32MB" })
+      const withOwn = new URL(url)
+      withOwn.searchParams.set("options", "-c random_page_cost=2.5")
+      expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "2.5", workMem: "32MB" })
+      withOwn.searchParams.set("options", "-c work_mem=8MB")
+      expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "1.1", workMem: "8MB" })
+    })
+  )
+})
