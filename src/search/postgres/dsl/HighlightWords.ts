@@ -231,6 +231,34 @@ interface Hit {
   readonly word: string
 }
 
+/** The words with a unit beyond ASCII, starting before `scanEnd`, that fold to one of `sought`. */
+const hitsBeyondAscii = (text: string, sought: ReadonlySet<string>, scanEnd: number): Array<Hit> => {
+  const hits: Array<Hit> = []
+  // Folding keeps an ASCII first unit, lower-cased: a word that starts with another ASCII unit than every sought
+  // word does cannot fold to one of them, and is passed without being folded (most words of a French or German text).
+  const firstUnits = new Set([...sought].map((word) => word.charCodeAt(0)))
+  const folded = new Map<string, string>()
+  const beyondAscii = /[^\x00-\x7f]/g
+  // `test` rather than `exec`: no match array for each unit beyond ASCII, which a French text has every few words.
+  while (beyondAscii.test(text)) {
+    const at = beyondAscii.lastIndex - 1
+    if (wordCharacterAt(text, at) === 0) continue
+    let start = at
+    for (let size = 0; (size = wordCharacterBefore(text, start)) > 0;) start -= size
+    if (start >= scanEnd) break
+    const wordEnd = wordEndAfter(text, at)
+    // The word's other units beyond ASCII are not looked at again.
+    beyondAscii.lastIndex = wordEnd
+    const first = text.charCodeAt(start)
+    if (first <= 0x7f && !firstUnits.has(lowerAscii(first))) continue
+    const word = text.slice(start, wordEnd)
+    let foldedWord = folded.get(word)
+    if (foldedWord === undefined) folded.set(word, (foldedWord = fold(word)))
+    if (sought.has(foldedWord)) hits.push({ start, end: wordEnd, word: foldedWord })
+  }
+  return hits
+}
+
 /**
  * The words of a text that fold to one of `sought`, found by the runtime's native string search instead of walking
  * every word. An ASCII word folds to its lower case, so each sought ASCII word is looked for from its anchor
@@ -254,29 +282,10 @@ const nativeHits = (text: string, sought: ReadonlySet<string>, limit: number): A
       }
     }
   }
-  // Folding keeps an ASCII first unit, lower-cased: a word that starts with another ASCII unit than every sought
-  // word does cannot fold to one of them, and is passed without being folded (most words of a French or German text).
-  const firstUnits = new Set([...sought].map((word) => word.charCodeAt(0)))
-  const folded = new Map<string, string>()
-  const beyondAscii = /[^\x00-\x7f]/g
-  // `test` rather than `exec`: no match array for each unit beyond ASCII, which a French text has every few words.
-  while (beyondAscii.test(text)) {
-    const at = beyondAscii.lastIndex - 1
-    if (wordCharacterAt(text, at) === 0) continue
-    let start = at
-    for (let size = 0; (size = wordCharacterBefore(text, start)) > 0;) start -= size
-    if (start >= scanEnd) break
-    const wordEnd = wordEndAfter(text, at)
-    // The word's other units beyond ASCII are not looked at again.
-    beyondAscii.lastIndex = wordEnd
-    const first = text.charCodeAt(start)
-    if (first <= 0x7f && !firstUnits.has(lowerAscii(first))) continue
-    const word = text.slice(start, wordEnd)
-    let foldedWord = folded.get(word)
-    if (foldedWord === undefined) folded.set(word, (foldedWord = fold(word)))
-    if (sought.has(foldedWord)) hits.push({ start, end: wordEnd, word: foldedWord })
-  }
-  return hits.sort((a, b) => a.start - b.start)
+  // A text of ASCII alone has as many UTF-8 bytes as units; counting them natively takes a tenth of the time the
+  // search for a unit beyond ASCII takes to find none (0.2 against 2 ms a million characters).
+  const all = Buffer.byteLength(text, "utf8") === text.length ? hits : hits.concat(hitsBeyondAscii(text, sought, scanEnd))
+  return all.sort((a, b) => a.start - b.start)
 }
 
 /** Whether no word character lies from `from` to `to`, so that the words ending and starting there are consecutive. */
