@@ -24,7 +24,7 @@ const filler = (count: number) => Array.from({ length: count }, (_, n) => `fille
 const documents = [
   textDocument("once", "/data/once.txt", "alpha beta gamma"),
   textDocument("twice", "/data/twice.txt", "alpha beta alpha"),
-  // More positions than a tsvector keeps (256).
+  // More positions than to_tsvector keeps (255).
   textDocument("many", "/data/many.txt", "alpha ".repeat(300)),
   // Past position 16,383 every word is at the last position, so three occurrences are one there.
   textDocument("late", "/data/late.txt", `${filler(16_400)} alpha alpha alpha`),
@@ -37,9 +37,14 @@ const documents = [
   // A word beyond ASCII: its filter keys are the MD5 of its UTF-8 bytes, in the database and in the search alike.
   textDocument("greek-1", "/data/greek-1.txt", "λόγος"),
   textDocument("greek-9", "/data/greek-9.txt", "λόγος ".repeat(9)),
-  // For the first pass's bounds: a word held at each end of each tier of the word-count filter, and past 256.
+  // For the first pass's bounds: a word held at each end of each tier of the word-count filter, and past 255.
   ...[1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 300].map((count) =>
     textDocument(`kappa-${count}`, `/data/kappa-${count}.txt`, "kappa ".repeat(count))
+  ),
+  // For ties at the top: a word held the most times to_tsvector keeps (255) in most documents, beside documents of the
+  // same tier that hold it fewer times, paths interleaved.
+  ...[100, 300, 70, 300, 255, 300, 64, 300, 300, 150, 300].map((count, index) =>
+    textDocument(`sigma-${String.fromCharCode(97 + index)}`, `/data/sigma-${String.fromCharCode(97 + index)}.txt`, "sigma ".repeat(count))
   ),
   // For pages of the best ranks: a word held from once to 12 times, ties included.
   ...[1, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 8, 9, 12].map((count, index) => {
@@ -118,7 +123,7 @@ for (const database of databaseKinds) {
         Effect.gen(function* () {
           const alpha = yield* ranksOf("alpha")
           const expected = scored(alpha, (rank) => (rank.content > 0 ? rank.content : undefined))
-          // Found once (here and past the last position), twice, and 256 times: three different ranks.
+          // Found once (here and past the last position), twice, and 255 times: three different ranks.
           expect(new Set([...expected.values()]).size).toBe(3)
           yield* expectScores(match("alpha"), expected)
           yield* expectScores({ term: { content: "alpha" } }, expected)
@@ -184,7 +189,7 @@ for (const database of databaseKinds) {
             expect(row.exact, row.id).toBeGreaterThanOrEqual(row.low)
             // Within the margin Search.ts allows for rounding.
             expect(row.high + 1e-6 * (1 + row.high), row.id).toBeGreaterThanOrEqual(row.exact)
-            // Tight at the top of each tier (2 ** (t + 1) - 1 positions, and the 256 a tsvector keeps at most).
+            // Tight at the top of each tier (2 ** (t + 1) - 1 positions, and the 255 to_tsvector keeps at most).
             if (count === 1 || [3, 7, 15, 31, 63, 300].includes(count)) expect(row.high, row.id).toBeCloseTo(row.exact, 5)
             else expect(row.high - row.exact, row.id).toBeGreaterThan(1e-5)
           }
@@ -215,6 +220,25 @@ for (const database of databaseKinds) {
           const byPath = [...best].sort(([a, x], [b, y]) => y - x || byId(`/data/${a}.txt`, `/data/${b}.txt`))
           const sort = [{ _score: { order: "desc" } }, { path: { order: "asc" } }]
           expectPage(yield* pageOf({ from: 3, size: 4, sort, query: match("omega") }), byPath.slice(3, 7))
+        })
+      )
+
+      it.effect("documents tied at the most positions are paged by path, as the exact ranks are", () =>
+        Effect.gen(function* () {
+          const sigma = yield* ranksOf("sigma")
+          const byPath = [...scored(sigma, (rank) => (rank.content > 0 ? rank.content : undefined))].sort(
+            ([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0)
+          )
+          // Seven documents at 255 positions and over tie; the others rank below them, each alone.
+          expect(byPath.filter(([, score]) => score === byPath[0]![1])).toHaveLength(7)
+          const sort = [{ _score: { order: "desc" } }, { path: { order: "asc" } }]
+          for (const size of [1, 2, 3]) {
+            for (let from = 0; from < byPath.length; from++) {
+              const page = yield* pageOf({ from, size, sort, query: match("sigma") })
+              expect(page.map(([id]) => id)).toEqual(byPath.slice(from, from + size).map(([id]) => id))
+              page.forEach(([id, score], index) => expect(score, id).toBe(byPath[from + index]![1]))
+            }
+          }
         })
       )
 

@@ -50,8 +50,8 @@ const keyBitSlices = (word: string, tier: number, count: number) => {
   return Array.from({ length: count }, (_, which) => digest.readUInt16BE(2 * which))
 }
 
-/** The positions a tsvector keeps of a word, at most. */
-const maxPositions = 256
+/** The positions to_tsvector keeps of a word, at most (a tsvector could hold 256, but the parser stops at 255). */
+const maxPositions = 255
 
 /**
  * One word. On a field with a filter of word counts (content), only the records whose filter may hold the word twice
