@@ -28,7 +28,7 @@ const start = async ({ directory }: EmbeddedDatabaseWorkerData) => {
     directory === undefined
       ? await createInMemory({ extensions: { pg_trgm } })
       : await PGlite.create({ dataDir: directory, extensions: { pg_trgm } })
-  // PGlite has one session, which every socket connection shares: set once, the costs hold for all of them.
+  // PGlite has one session, which every socket connection shares: set once, the settings hold for all of them.
   await db.exec(sessionSettingStatements)
   // Room for more than one connection, so that a client reconnecting after a drop is not refused; the main
   // thread's pool itself keeps to one (see databaseLayer).

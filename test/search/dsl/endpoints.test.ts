@@ -161,6 +161,11 @@ for (const database of databaseKinds) {
           refusedWith("illegal_argument_exception", "[suggest]")(yield* search({ suggest: {} }))
           refusedWith("illegal_argument_exception", "[search_after]")(yield* search({ search_after: [1] }))
           refusedWith("illegal_argument_exception", "[composite]")(yield* search({ aggs: { a: { composite: {} } } }))
+          // Each aggregation may hold a node's working memory until the search ends: a hundred at most.
+          const aggregations = (count: number) =>
+            Object.fromEntries(Array.from({ length: count }, (_, index) => [`a${index}`, { terms: { field: "tags" } }]))
+          refusedWith("illegal_argument_exception", "too many aggregations: [101]")(yield* search({ size: 0, aggs: aggregations(101) }))
+          expect((yield* search({ size: 0, aggs: aggregations(100) })).status).toBe(200)
           refusedWith(
             "illegal_argument_exception",
             "[top_hits]"

@@ -242,10 +242,21 @@ const parseAggregation = (name: string, value: unknown): Effect.Effect<Aggregati
     return yield* unknownAggregation(type)
   })
 
+/**
+ * Aggregations a search may ask for. Each is a node of the search's statement that may hold up to the session's
+ * `work_mem` (32 MB, twice that to hash), kept until the statement ends; the client asks for one at a time.
+ */
+const maxAggregations = 100
+
 export const parseAggregations = (value: unknown) =>
   Effect.gen(function* () {
     if (value === undefined) return []
     if (!isObject(value)) return yield* parsingError("aggregations must be an object")
+    const count = Object.keys(value).length
+    if (count > maxAggregations)
+      return yield* illegalArgument(
+        `Trying to create too many aggregations: [${count}]. Must be less than or equal to: [${maxAggregations}].`
+      )
     return yield* Effect.forEach(Object.entries(value), ([name, body]) =>
       Effect.map(parseAggregation(name, body), (agg) => [name, agg] as const)
     )
