@@ -184,14 +184,16 @@ const contentRead = (request: SearchRequest): ContentRead => {
 /**
  * The page's records, whole (content included as far as the source or a highlight needs it), in page order, read from
  * the relation the search read (planning the union of record types for 25 conditions cost more than reading them).
+ * They are asked for by their indices and ids, two lists (25 conditions of three columns took 0.7 ms more to plan than
+ * to run), and the rows of other paths, if any, are left here.
  */
 const pageRecords = (sql: Sql, records: Statement.Fragment, page: ReadonlyArray<PageEntry>, content: ContentRead) =>
   Effect.gen(function* () {
     if (page.length === 0) return []
-    const conditions = page.map(
-      ([project, id, path]) => sql`(r.project = ${project} AND r.id = ${id} AND r.path IS NOT DISTINCT FROM ${path})`
-    )
-    const rows = yield* sql<RecordRow>`SELECT ${recordColumns(sql, "r", content)} FROM ${records} r WHERE ${sql.or(conditions)}`
+    const projects = [...new Set(page.map(([project]) => project))]
+    const ids = [...new Set(page.map(([, id]) => id))]
+    const rows = yield* sql<RecordRow>`SELECT ${recordColumns(sql, "r", content)} FROM ${records} r
+      WHERE r.project IN ${sql.in(projects)} AND r.id = ANY(${ids}::text[])`
     const byKey = new Map(rows.map((row) => [`${row.project}\0${row.id}\0${row.path}`, row]))
     return page.flatMap((entry) => {
       const row = byKey.get(`${entry[0]}\0${entry[1]}\0${entry[2]}`)
