@@ -13,7 +13,7 @@ import { dataSourceUrlFor, type DatabaseKind } from "../../helpers/databases.ts"
  * with an attachment, and named entities inserted the way a NER pipeline will write them.
  */
 
-const document = (fields: Partial<IndexedDocument> & Pick<IndexedDocument, "id" | "path" | "content">): IndexedDocument => ({
+export const document = (fields: Partial<IndexedDocument> & Pick<IndexedDocument, "id" | "path" | "content">): IndexedDocument => ({
   dirname: fields.path.slice(0, fields.path.lastIndexOf("/")),
   contentLength: fields.content.length,
   contentTextLength: fields.content.length,

@@ -1,7 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { DocumentIndex } from "../../../src/search/DocumentIndex.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
-import { corpusLayer, ids, search } from "./corpus.ts"
+import { corpusLayer, document, ids, search } from "./corpus.ts"
 
 const onlyDocuments = { match: { type: "Document" } }
 const buckets = (body: unknown, name: string, options: { path?: string } = {}) =>
@@ -337,6 +338,24 @@ for (const database of databaseKinds) {
             expect(yield* highlight({ match_all: {} }, {}, "doc-notes")).toBeUndefined()
             expect(yield* highlight({ query_string: { query: "fox", fields: ["path.parts"] } }, {})).toBeUndefined()
           })
+      )
+
+      it.effect("one id in two indices: each hit has its own record, source and highlight", () =>
+        Effect.gen(function* () {
+          const index = yield* DocumentIndex
+          yield* index.bulkIndex("twins-a", [document({ id: "twin", path: "/a/twin.txt", content: "A twin in the north." })])
+          yield* index.bulkIndex("twins-b", [document({ id: "twin", path: "/b/twin.txt", content: "A twin in the south." })])
+          const response = yield* search(
+            { query: { match: { content: "twin" } }, sort: [{ path: { order: "desc" } }], highlight: { fields: { content: {} } } },
+            { path: "twins-a,twins-b/_search" }
+          )
+          expect(
+            response.hits.hits.map((hit) => [(hit as { _index?: string })._index, hit._id, hit._source?.path, hit.highlight?.content])
+          ).toEqual([
+            ["twins-b", "twin", "/b/twin.txt", ["A <em>twin</em> in the south."]],
+            ["twins-a", "twin", "/a/twin.txt", ["A <em>twin</em> in the north."]]
+          ])
+        })
       )
     })
   })
