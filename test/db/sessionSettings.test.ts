@@ -32,3 +32,23 @@ describe.skipIf(!postgresAvailable)(`session settings on PostgreSQL${postgresAva
     })
   )
 })
+
+describe.skipIf(!postgresAvailable)(`connections to PostgreSQL${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`, () => {
+  // The pool's default closes a connection idle for 10 s: the next statement then opened a new session, whose first
+  // plans read the catalogs again.
+  it.live(
+    "stay open while idle, so that a search after a pause runs in a session whose caches are warm",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* throwawayPostgres
+        const session = Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`).pipe(
+          Effect.map((rows) => rows[0]!.pid)
+        )
+        const [before, after] = yield* Effect.all([session, Effect.zipRight(Effect.sleep("11 seconds"), session)]).pipe(
+          Effect.provide(databaseLayer(url))
+        )
+        expect(after).toBe(before)
+      }).pipe(Effect.scoped),
+    30_000
+  )
+})
