@@ -340,6 +340,30 @@ for (const database of databaseKinds) {
           })
       )
 
+      it.effect("a highlight past max_analyzed_offset is the same whether the text is read whole or cut", () =>
+        Effect.gen(function* () {
+          const index = yield* DocumentIndex
+          // Read whole (fewer bytes than twice the characters a page reads: the offset and a 65,536 margin) and cut.
+          const text = (words: number) => `gamma is here. ${"word ".repeat(words)}gamma again.`
+          yield* index.bulkIndex("long-texts", [
+            document({ id: "whole", path: "/long/whole.txt", content: text(14_000) }),
+            document({ id: "cut", path: "/long/cut.txt", content: text(30_000) })
+          ])
+          const response = yield* search(
+            {
+              query: { match: { content: "gamma" } },
+              sort: [{ path: { order: "asc" } }],
+              highlight: { fields: { content: { max_analyzed_offset: 20 } } }
+            },
+            { path: "long-texts/_search" }
+          )
+          expect(response.hits.hits.map((hit) => [hit._id, hit.highlight?.content])).toEqual([
+            ["cut", ["<em>gamma</em> is here."]],
+            ["whole", ["<em>gamma</em> is here."]]
+          ])
+        })
+      )
+
       it.effect("one id in two indices: each hit has its own record, source and highlight", () =>
         Effect.gen(function* () {
           const index = yield* DocumentIndex
