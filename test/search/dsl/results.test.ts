@@ -364,10 +364,15 @@ for (const database of databaseKinds) {
         })
       )
 
-      it.effect("one id in two indices: each hit has its own record, source and highlight", () =>
+      it.effect("one id in two indices, and an odd id: each hit has its own record, source and highlight", () =>
         Effect.gen(function* () {
           const index = yield* DocumentIndex
-          yield* index.bulkIndex("twins-a", [document({ id: "twin", path: "/a/twin.txt", content: "A twin in the north." })])
+          // An id written with the characters an array literal quotes: the page asks for its records by a list of ids.
+          const odd = "odd,{\"id\"}\\ 'x'"
+          yield* index.bulkIndex("twins-a", [
+            document({ id: "twin", path: "/a/twin.txt", content: "A twin in the north." }),
+            document({ id: odd, path: "/a/z-odd.txt", content: "An odd twin." })
+          ])
           yield* index.bulkIndex("twins-b", [document({ id: "twin", path: "/b/twin.txt", content: "A twin in the south." })])
           const response = yield* search(
             { query: { match: { content: "twin" } }, sort: [{ path: { order: "desc" } }], highlight: { fields: { content: {} } } },
@@ -377,6 +382,7 @@ for (const database of databaseKinds) {
             response.hits.hits.map((hit) => [(hit as { _index?: string })._index, hit._id, hit._source?.path, hit.highlight?.content])
           ).toEqual([
             ["twins-b", "twin", "/b/twin.txt", ["A <em>twin</em> in the south."]],
+            ["twins-a", odd, "/a/z-odd.txt", ["An odd <em>twin</em>."]],
             ["twins-a", "twin", "/a/twin.txt", ["A <em>twin</em> in the north."]]
           ])
         })
