@@ -138,6 +138,7 @@ export const send = (path: string, body?: unknown, options: { method?: "GET" | "
   )
 
 interface Hit {
+  readonly _index: string
   readonly _id: string
   readonly _score: number | null
   readonly _routing?: string

@@ -378,9 +378,7 @@ for (const database of databaseKinds) {
             { query: { match: { content: "twin" } }, sort: [{ path: { order: "desc" } }], highlight: { fields: { content: {} } } },
             { path: "twins-a,twins-b/_search" }
           )
-          expect(
-            response.hits.hits.map((hit) => [(hit as { _index?: string })._index, hit._id, hit._source?.path, hit.highlight?.content])
-          ).toEqual([
+          expect(response.hits.hits.map((hit) => [hit._index, hit._id, hit._source?.path, hit.highlight?.content])).toEqual([
             ["twins-b", "twin", "/b/twin.txt", ["A <em>twin</em> in the south."]],
             ["twins-a", odd, "/a/z-odd.txt", ["An odd <em>twin</em>."]],
             ["twins-a", "twin", "/a/twin.txt", ["A <em>twin</em> in the north."]]
