@@ -17,7 +17,10 @@ import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers
 const project = "plans"
 const documentCount = 10_000
 
-/** Words `w1` … `w2000`, low numbers frequent; a rare phrase, tag, content type, folder and day each on a few documents. */
+/**
+ * Words `w1` … `w2000`, low numbers frequent; a rare phrase, tag, content type, folder and day each on a few documents;
+ * 400 words ending in "stack", each on one document.
+ */
 const generateCorpus = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`INSERT INTO document_indices (project) VALUES (${project})`
@@ -33,7 +36,8 @@ const generateCorpus = Effect.gen(function* () {
     FROM generate_series(1, ${documentCount}) AS g
     CROSS JOIN LATERAL (SELECT '/data/d' || (g % 20) || '/s' || (g % 50) AS dir) AS d
     CROSS JOIN LATERAL (
-      SELECT string_agg('w' || floor(power(2000::float8, random()))::int, ' ') || CASE WHEN g % 500 = 4 THEN ' needle haystack' ELSE '' END AS words
+      SELECT string_agg('w' || floor(power(2000::float8, random()))::int, ' ') || CASE WHEN g % 500 = 4 THEN ' needle haystack' ELSE '' END
+        || CASE WHEN g % 25 = 6 THEN ' p' || g || 'stack' ELSE '' END AS words
       FROM generate_series(1, 60) WHERE g > 0
     ) AS c`
   yield* Effect.flatMap(DocumentIndex, (index) => index.refresh())
@@ -98,6 +102,7 @@ const selectiveSearches: ReadonlyArray<readonly [string, unknown]> = [
   ["a prefix", words("needl*")],
   ["a wildcard", words("ne?dl*")],
   ["a leading wildcard", words("*aystack")],
+  ["a leading wildcard of hundreds of words", words("*stack")],
   ["a fuzzy word", words("haystak~1")],
   ["a regular expression", words("/hay.tack/")],
   ["ids", clientBody({ ids: { values: ["doc-1", "doc-2", "doc-3"] } })],
@@ -178,6 +183,24 @@ for (const database of databaseKinds) {
           expect((yield* planOf(shouldWords(9))).text).not.toContain("ranked AS MATERIALIZED")
           // Two words are ranked on the whole tsvector of every match: the check sees it.
           expect((yield* planOf(words("w1998 w1999"))).text).toMatch(unguardedRank)
+        })
+      )
+
+      it.effect("an expansion is asked of the index in pieces and tested on one record in one tsquery", () =>
+        Effect.gen(function* () {
+          const { text, total } = yield* planOf(words("*stack"))
+          expect(total).toBe(420)
+          const asked = (sql: string | undefined) => [...(sql ?? "").matchAll(/r\.content_tsv @@ \(SELECT \$\d+::tsquery\)/g)].length
+          // 401 words ("haystack" and the 400 others) in pieces of 32, each a sub-select, in the condition of the matches;
+          // their score tests the content (where path and metadata do not match) with one tsquery.
+          const [scores, condition] = text.split("FROM document_records r WHERE")
+          expect(asked(condition)).toBe(13)
+          expect(asked(scores)).toBe(1)
+          const excluding = yield* planOf(
+            clientBody({ bool: { must: [{ match: { content: "w1" } }], must_not: [{ wildcard: { content: "*stack" } }] } })
+          )
+          expect(asked(excluding.text)).toBe(1)
+          expect(excluding.text).toMatch(/NOT coalesce\(r\.content_tsv @@ \(SELECT \$\d+::tsquery\), false\)/)
         })
       )
 

@@ -45,6 +45,9 @@ export const allOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) =>
 export const anyOf = (sql: Sql, clauses: ReadonlyArray<Fragment>) =>
   clauses.length === 0 ? sql.literal("false") : sql`(${sql.or(clauses)})`
 
+/** A clause's condition as tested on one record. */
+const testOf = (clause: Compiled) => clause.test ?? clause.where
+
 /** Should clauses of which one holds for every record scored, beyond which their scores do not test each other's conditions. */
 const maxClausesTestedTogether = 8
 
@@ -110,6 +113,7 @@ const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field, al
   if (alwaysMatched && compiled.scoreWhenMatched !== undefined)
     return scored({
       where: compiled.where,
+      ...(compiled.test === undefined ? {} : { test: compiled.test }),
       score: compiled.scoreWhenMatched,
       ...(compiled.slack === undefined ? {} : { slack: compiled.slack })
     })
@@ -150,19 +154,18 @@ export const compileQuery = (
         ])
         if (must.length + filter.length + should.length + mustNot.length === 0) return scored(trueCondition(sql))
         if (required > should.length) return scored(falseCondition(sql), true)
-        const matched = (clause: Compiled) => sql`coalesce(${clause.where}, false)`
-        const conditions: Array<Fragment> = [...must, ...filter].map((clause) => clause.where)
-        if (required === 1)
-          conditions.push(
-            anyOf(
-              sql,
-              should.map((clause) => clause.where)
-            )
-          )
-        else if (required === should.length && required > 0) conditions.push(...should.map((clause) => clause.where))
-        else if (required > 1)
-          conditions.push(sql`(${sql.join(" + ", false)(should.map((clause) => sql`${matched(clause)}::int`))}) >= ${required}`)
-        conditions.push(...mustNot.map((clause) => sql`NOT ${matched(clause)}`))
+        const matched = (clause: Compiled) => sql`coalesce(${testOf(clause)}, false)`
+        // The bool's condition from its clauses' conditions as `form` writes them: for the indexes, or to test one record.
+        const condition = (form: (clause: Compiled) => Fragment) => {
+          const conditions: Array<Fragment> = [...must, ...filter].map(form)
+          if (required === 1) conditions.push(anyOf(sql, should.map(form)))
+          else if (required === should.length && required > 0) conditions.push(...should.map(form))
+          else if (required > 1)
+            conditions.push(sql`(${sql.join(" + ", false)(should.map((clause) => sql`${matched(clause)}::int`))}) >= ${required}`)
+          conditions.push(...mustNot.map((clause) => sql`NOT ${matched(clause)}`))
+          return allOf(sql, conditions)
+        }
+        const tested = [...must, ...filter, ...should].some((clause) => clause.test !== undefined)
         const guarded = (clause: Scored) =>
           clause.zeroUnlessMatched ? clause.score : sql`CASE WHEN ${matched(clause)} THEN ${clause.score} ELSE 0 END`
         // One of several should clauses holds for every record scored: where none of the others holds, this one does.
@@ -171,10 +174,7 @@ export const compileQuery = (
         const shouldScore = (clause: Scored, index: number) => {
           if (everyShouldHolds) return clause.score
           if (!oneShouldHolds || clause.scoreWhenMatched === undefined) return guarded(clause)
-          const others = anyOf(
-            sql,
-            should.filter((_, other) => other !== index).map((other) => other.where)
-          )
+          const others = anyOf(sql, should.filter((_, other) => other !== index).map(testOf))
           return sql`CASE WHEN ${others} THEN ${guarded(clause)} ELSE ${clause.scoreWhenMatched} END`
         }
         const scores = [...must.map((clause) => clause.score), ...should.map(shouldScore)]
@@ -183,7 +183,10 @@ export const compileQuery = (
         const onlyAnyShould = must.length + filter.length + mustNot.length === 0 && required === 1 && !alwaysMatched
         // The scores added are the must and should clauses', so are their shortfalls.
         const slack = [...must, ...should].flatMap((clause) => clause.slack ?? [])
-        return scored({ where: allOf(sql, conditions), score: sum(sql, scores), slack }, onlyAnyShould)
+        return scored(
+          { where: condition((clause) => clause.where), ...(tested ? { test: condition(testOf) } : {}), score: sum(sql, scores), slack },
+          onlyAnyShould
+        )
       }
       case "Terms": {
         const target = field(query.field)

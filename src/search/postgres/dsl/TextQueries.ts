@@ -11,6 +11,11 @@ type TextField = Extract<Field, { kind: "text" }>
 
 export interface Compiled {
   readonly where: Fragment
+  /**
+   * The same condition as `where`, as tested on one record (a score's guard, a `must_not`), when `where` is written for
+   * the indexes and costs more per record: an expansion's words split among several tsqueries (Leaves.ts).
+   */
+  readonly test?: Fragment
   /** The relevance of a matching record; only read when results are ordered by score. */
   readonly score: Fragment
   /** The same relevance where `where` is known to hold, when it costs less to compute there (see `wordQuery`). */
