@@ -206,6 +206,21 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.effect("a wildcard over two indices finds each of its words, however many times the indices hold them", () =>
+        Effect.gen(function* () {
+          const words = (from: number, to: number) =>
+            Array.from({ length: to - from }, (_, index) => `yy${String(from + index).padStart(4, "0")}`).join(" ")
+          const index = yield* DocumentIndex
+          yield* index.bulkIndex("twins-a", [makeDocument("twin-a", words(0, 600), "twin")])
+          yield* index.bulkIndex("twins-b", [makeDocument("twin-b", words(0, 600), "twin")])
+          // Its one word is the last of the 1,201 rows the lexicon holds for the pattern: 601 distinct words.
+          yield* index.bulkIndex("twins-b", [makeDocument("late", words(600, 601), "late")])
+          const response = yield* send({ query: { wildcard: { content: "?y0*" } }, size: 10, _source: false }, "twins-a,twins-b/_search")
+          expect(response.status, JSON.stringify(response.body)).toBe(200)
+          expect(hitIds(response.body)).toEqual(["late", "twin-a", "twin-b"])
+        })
+      )
+
       it.effect("the plan of a fuzzy search reads documents through the GIN index, never sequentially", () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient

@@ -1,4 +1,4 @@
-import type { SqlClient, SqlError } from "@effect/sql"
+import type { SqlClient, SqlError, Statement } from "@effect/sql"
 import { Effect, FiberRef } from "effect"
 import type { Query, Scalar } from "./Ast.ts"
 import { maxClauseCount, type SearchRequestError, shardFailure, tooManyClauses } from "./Errors.ts"
@@ -149,6 +149,24 @@ const closestWords = (candidates: ReadonlyArray<string>, term: string, distance:
     .map((candidate) => candidate.word)
 }
 
+/**
+ * The lexicon's distinct words in `scope` that meet `condition`, in byte order: all of them, or more than
+ * `max_clause_count` when there are more. The rows are read from a query of their own, planned to find all of them
+ * (through the trigram index for a wildcard), and only as many are taken as can hold that many distinct words (one
+ * row a word in each index). Asked for in order with a limit, the planner read the project's words in order through
+ * the btree, expecting to stop early, and tested each of them: 700 ms for `%tan` among 612,382 words, 425 of which
+ * matched, where the trigram index finds them in 5 ms.
+ */
+const matchingWords = (
+  sql: SqlClient.SqlClient,
+  indices: ReadonlyArray<string>,
+  scope: Statement.Fragment,
+  condition: Statement.Fragment
+) =>
+  sql<{ word: string }>`
+    WITH matching AS MATERIALIZED (SELECT word FROM index_words WHERE ${scope} AND ${condition})
+    SELECT DISTINCT word FROM (SELECT word FROM matching LIMIT ${(maxClauseCount + 1) * indices.length}) m ORDER BY word`
+
 /** The words of the lexicon an expansion matches. */
 const lookup = (
   sql: SqlClient.SqlClient,
@@ -173,29 +191,14 @@ const lookup = (
       return Effect.map(candidates, (rows) => closestWords(wordsOf(rows), term, distance, Math.min(maxExpansions, maxClauseCount)))
     }
     case "Like":
-      return Effect.map(
-        sql<{
-          word: string
-        }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word LIKE ${expansion.like} ORDER BY word LIMIT ${maxClauseCount + 1}`,
-        wordsOf
-      )
+      return Effect.map(matchingWords(sql, indices, scope, sql`word LIKE ${expansion.like}`), wordsOf)
     case "Regexp": {
       const operator = sql.literal(expansion.caseInsensitive ? "~*" : "~")
-      return Effect.map(
-        sql<{
-          word: string
-        }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND word ${operator} ${expansion.pattern} ORDER BY word LIMIT ${maxClauseCount + 1}`,
-        wordsOf
-      )
+      return Effect.map(matchingWords(sql, indices, scope, sql`word ${operator} ${expansion.pattern}`), wordsOf)
     }
     case "Range": {
       const conditions = expansion.bounds.map(([operator, value]) => sql`word ${sql.literal(operator)} ${value}`)
-      return Effect.map(
-        sql<{
-          word: string
-        }>`SELECT DISTINCT word FROM index_words WHERE ${scope} AND ${sql.and(conditions)} ORDER BY word LIMIT ${maxClauseCount + 1}`,
-        wordsOf
-      )
+      return Effect.map(matchingWords(sql, indices, scope, sql.and(conditions)), wordsOf)
     }
   }
 }
