@@ -59,6 +59,7 @@ interface PlanNode {
   readonly "Relation Name"?: string
   readonly "Index Name"?: string
   readonly "Index Cond"?: string
+  readonly Filter?: string
   readonly Plans?: ReadonlyArray<PlanNode>
 }
 
@@ -201,6 +202,20 @@ for (const database of databaseKinds) {
           )
           expect(asked(excluding.text)).toBe(1)
           expect(excluding.text).toMatch(/NOT coalesce\(r\.content_tsv @@ \(SELECT \$\d+::tsquery\), false\)/)
+        })
+      )
+
+      it.effect("a prefix over the default fields tests no document's words again once the indexes found them", () =>
+        Effect.gen(function* () {
+          const { plan, text } = yield* planOf(words("needl*"))
+          expect(text).toContain("r.path ~>=~")
+          const filters = nodesOf(plan).flatMap((node) => (node.Filter === undefined ? [] : [node.Filter]))
+          expect(filters.filter((filter) => filter.includes("content_tsv"))).toEqual([])
+          // With `LIKE`, the path's range was tested again, and the OR holding it with every match's words.
+          const like = yield* planOf(
+            clientBody({ bool: { should: [{ wildcard: { content: "needl*" } }, { wildcard: { path: "*needl*" } }] } })
+          )
+          expect(nodesOf(like.plan).some((node) => node.Filter?.includes("content_tsv") === true)).toBe(false)
         })
       )
 

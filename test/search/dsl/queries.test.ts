@@ -135,6 +135,10 @@ for (const database of databaseKinds) {
           expect(yield* idSet({ query: { fuzzy: { mentionNorm: "jon doe" } } })).toEqual(["ne-john"])
           expect(yield* idSet({ query: { fuzzy: { content: "" } } })).toEqual([])
           expect(yield* idSet({ query: { prefix: { path: "/data/docs/s" } } })).toEqual(["doc-notes"])
+          // A trailing star on a keyword: a range of byte order, each bound included or not as the prefix needs.
+          expect(yield* idSet({ query: { wildcard: { path: "/data/docs/*" } } })).toEqual(["doc-fox", "doc-notes", "doc-report"])
+          expect(yield* idSet({ query: { wildcard: { path: "/data/mail/2023/message.eml*" } } })).toEqual(["doc-attachment", "doc-mail"])
+          expect(yield* idSet({ query: { wildcard: { path: "/data/docs/sub/notes.txu*" } } })).toEqual([])
         })
       )
 

@@ -265,6 +265,27 @@ export const existsCondition = (sql: Sql, field: Field): Compiled => {
 const notOnNumbers = (kind: string, query: string) =>
   Effect.fail(illegalArgument(`Can only use ${query} queries on keyword and text fields - not on a field of type [${kind}]`))
 
+/** The first string past every string that starts with `prefix`, in code point order (UTF-8's byte order). */
+const prefixSuccessor = (prefix: string): string | undefined => {
+  const points = [...prefix]
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!
+    if (last < 0x10ffff) return points.join("") + String.fromCodePoint(last + 1 === 0xd800 ? 0xe000 : last + 1)
+  }
+  return undefined
+}
+
+/**
+ * Values starting with `prefix`, as a range of byte order, which the path's pattern index holds exactly. `LIKE 'pre%'`
+ * is read from that index as the same range but tested again on each row, and in an OR with the content's words (a
+ * prefix over the default fields) the whole OR was then tested on every match, reading each one's tsvector: the
+ * statement of `wul*` on 100,000 documents took 825 ms, 660 with the range.
+ */
+export const startsWith = (sql: Sql, column: Fragment, prefix: string) => {
+  const upper = prefixSuccessor(prefix)
+  return upper === undefined ? sql`${column} ~>=~ ${prefix}` : sql`(${column} ~>=~ ${prefix} AND ${column} ~<~ ${upper})`
+}
+
 export const wildcardCondition = (
   sql: Sql,
   field: Field,
@@ -277,8 +298,11 @@ export const wildcardCondition = (
     case "tree":
     case "routing": {
       const lower = caseInsensitive || (field.kind === "keyword" && field.lowercase)
-      const like = wildcardToLike(lower ? pattern.toLowerCase() : pattern)
       const array = field.kind === "tree" || (field.kind === "keyword" && field.array)
+      const prefix = trailingStarPrefix(pattern)
+      if (field.kind === "keyword" && !lower && !array && prefix !== undefined)
+        return Effect.succeed(constant(sql, startsWith(sql, field.column, prefix)))
+      const like = wildcardToLike(lower ? pattern.toLowerCase() : pattern)
       return Effect.succeed(
         constant(
           sql,
