@@ -279,7 +279,7 @@ describe("highlightText", () => {
     }
   })
 
-  it("finds whole words and exact phrases only, as the reference does, where words are sought with the native string search", () => {
+  it("finds whole words, exact phrases and words starting with a prefix only, as the reference does, where they are sought with the native string search", () => {
     // Sought words inside longer words, beside digits, letters beyond U+FFFF and units that fold to ASCII (the
     // Kelvin sign, fullwidth letters, a ligature), U+0130, whose lower case is two units long, and words with accents
     // after an ASCII first letter, whether or not a sought word starts with it.
@@ -311,10 +311,28 @@ describe("highlightText", () => {
     for (let i = 0; i < 1_000; i++) {
       let text = ""
       for (let n = below(random, 30); n > 0; n--) text += pick(random, pieces) + pick(random, [" ", "", ". ", "😀", "-"])
-      const query =
+      const words = () =>
         random() < 0.5
           ? match(pick(random, ["fox", "kelvin fine", "x fox", "fox1 1fox", "ﬁne"]))
           : phrase(pick(random, ["fox kelvin", "fine fox", "x fox x", "fox fox", "ﬁne fine", "fox x"]))
+      // Trailing-star wildcards of ASCII letters and digits are sought natively too, alone or beside words.
+      const prefix = (): Query => ({
+        _tag: "Wildcard",
+        field: "content",
+        pattern: pick(random, ["fo*", "FO*", "fox*", "k*", "fi*", "x*", "1*", "i*"]),
+        caseInsensitive: false
+      })
+      const query: Query =
+        random() < 0.6
+          ? words()
+          : {
+              _tag: "Bool",
+              must: [],
+              filter: [],
+              should: random() < 0.5 ? [prefix()] : [prefix(), words()],
+              mustNot: [],
+              minimumShouldMatch: undefined
+            }
       const options = field({ numberOfFragments: 0, maxAnalyzedOffset: random() < 0.3 ? below(random, text.length + 2) + 1 : undefined })
       expect({ text, query, fragments: highlightText(text, query, options) }).toEqual({
         text,

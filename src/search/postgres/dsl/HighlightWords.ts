@@ -1,5 +1,6 @@
 import type { Query } from "./Ast.ts"
 import { fold } from "../TextIndex.ts"
+import { trailingStarPrefix } from "./Patterns.ts"
 import { words as wordsOf } from "./Text.ts"
 import { editDistanceAtMost, regexpMatcher, wildcardMatches, wildcardParts, type WordMatcher } from "./WordPatterns.ts"
 
@@ -16,6 +17,8 @@ interface Matchers {
   readonly tests: Array<WordMatcher>
   /** Folded words of exact phrases, matched as a run of consecutive words. */
   readonly phrases: Array<ReadonlyArray<string>>
+  /** Trailing-star wildcards of ASCII letters and digits (`wul*`), folded: the words starting with them. */
+  readonly prefixes: Array<string>
 }
 
 /** What a query looks for in `field`, from its positive clauses (must_not and other records' clauses aside). */
@@ -40,6 +43,11 @@ const collect = (query: Query, field: string, into: Matchers) => {
     }
     case "Wildcard": {
       if (query.field !== field) return
+      const prefix = trailingStarPrefix(fold(query.pattern))
+      if (prefix !== undefined && /^[a-z0-9]+$/.test(prefix)) {
+        into.prefixes.push(prefix)
+        return
+      }
       const parts = wildcardParts(fold(query.pattern))
       into.tests.push((word) => wildcardMatches(parts, word))
       return
@@ -116,7 +124,7 @@ const wordFolder = (matchers: Matchers, sought: ReadonlySet<string>) => {
   const folded = new Map<string, string>()
   return (text: string, start: number, end: number): string | undefined => {
     if (isAscii(text, start, end)) {
-      if (matchers.tests.length > 0) return text.slice(start, end).toLowerCase()
+      if (matchers.tests.length > 0 || matchers.prefixes.length > 0) return text.slice(start, end).toLowerCase()
       return soughtByLength.get(end - start)?.find((word) => isAsciiWordAt(text, start, word))
     }
     const word = text.slice(start, end)
@@ -126,11 +134,15 @@ const wordFolder = (matchers: Matchers, sought: ReadonlySet<string>) => {
   }
 }
 
+/** Whether a folded word is sought: one of `sought`, or starting with one of `prefixes`. */
+const isSought = (word: string, sought: ReadonlySet<string>, prefixes: ReadonlyArray<string>) =>
+  sought.has(word) || prefixes.some((prefix) => word.startsWith(prefix))
+
 /** Whether a folded word matches on its own (phrases aside); tests run once per distinct word of a text. */
 const wordMatcher = (matchers: Matchers): WordMatcher => {
   const tested = new Map<string, boolean>()
   return (word) => {
-    if (matchers.words.has(word)) return true
+    if (isSought(word, matchers.words, matchers.prefixes)) return true
     if (matchers.tests.length === 0) return false
     let result = tested.get(word)
     if (result === undefined) tested.set(word, (result = matchers.tests.some((test) => test(word))))
@@ -231,12 +243,12 @@ interface Hit {
   readonly word: string
 }
 
-/** The words with a unit beyond ASCII, starting before `scanEnd`, that fold to one of `sought`. */
-const hitsBeyondAscii = (text: string, sought: ReadonlySet<string>, scanEnd: number): Array<Hit> => {
+/** The words with a unit beyond ASCII, starting before `scanEnd`, that fold to a sought word or prefix. */
+const hitsBeyondAscii = (text: string, sought: ReadonlySet<string>, prefixes: ReadonlyArray<string>, scanEnd: number): Array<Hit> => {
   const hits: Array<Hit> = []
   // Folding keeps an ASCII first unit, lower-cased: a word that starts with another ASCII unit than every sought
   // word does cannot fold to one of them, and is passed without being folded (most words of a French or German text).
-  const firstUnits = new Set([...sought].map((word) => word.charCodeAt(0)))
+  const firstUnits = new Set([...sought, ...prefixes].map((word) => word.charCodeAt(0)))
   const folded = new Map<string, string>()
   const beyondAscii = /[^\x00-\x7f]/g
   // `test` rather than `exec`: no match array for each unit beyond ASCII, which a French text has every few words.
@@ -254,38 +266,54 @@ const hitsBeyondAscii = (text: string, sought: ReadonlySet<string>, scanEnd: num
     const word = text.slice(start, wordEnd)
     let foldedWord = folded.get(word)
     if (foldedWord === undefined) folded.set(word, (foldedWord = fold(word)))
-    if (sought.has(foldedWord)) hits.push({ start, end: wordEnd, word: foldedWord })
+    if (isSought(foldedWord, sought, prefixes)) hits.push({ start, end: wordEnd, word: foldedWord })
   }
   return hits
 }
 
+/** Where `word` (lower-case ASCII) starts a word of `text`, in any case, before `scanEnd`: looked for from its anchor. */
+const asciiWordStarts = (text: string, word: string, scanEnd: number): Array<number> => {
+  const anchor = anchorOf(word)
+  const lower = word[anchor]!
+  const starts: Array<number> = []
+  for (const unit of new Set([lower, lower.toUpperCase()])) {
+    for (let at = text.indexOf(unit, anchor); at !== -1 && at - anchor < scanEnd; at = text.indexOf(unit, at + 1)) {
+      const start = at - anchor
+      if (isAsciiWordAt(text, start, word) && wordCharacterBefore(text, start) === 0) starts.push(start)
+    }
+  }
+  return starts
+}
+
 /**
- * The words of a text that fold to one of `sought`, found by the runtime's native string search instead of walking
- * every word. An ASCII word folds to its lower case, so each sought ASCII word is looked for from its anchor
- * character, in both cases, and kept where the units around the anchor spell it in ASCII and word boundaries
- * surround it: the text is never lower-cased whole (a quarter of a long page's highlighting). A word with a unit
- * beyond ASCII is reached from that unit and folded whole, as the walk does.
+ * The words of a text that fold to one of `sought` or start with one of `prefixes`, found by the runtime's native
+ * string search instead of walking every word. An ASCII word folds to its lower case, so each sought ASCII word (or
+ * prefix) is looked for from its anchor character, in both cases, and kept where the units around the anchor spell
+ * it in ASCII after a word boundary, and, for a word, before one: the text is never lower-cased whole (a quarter of a
+ * long page's highlighting). A word with a unit beyond ASCII is reached from that unit and folded whole, as the walk
+ * does. A word found twice (as a word and by a prefix) is one hit.
  */
-const nativeHits = (text: string, sought: ReadonlySet<string>, limit: number): Array<Hit> => {
+const nativeHits = (text: string, sought: ReadonlySet<string>, prefixes: ReadonlyArray<string>, limit: number): Array<Hit> => {
   const scanEnd = Math.min(limit, text.length)
   const hits: Array<Hit> = []
   for (const word of sought) {
     if (!isAscii(word, 0, word.length)) continue
-    const anchor = anchorOf(word)
-    const lower = word[anchor]!
-    for (const unit of new Set([lower, lower.toUpperCase()])) {
-      for (let at = text.indexOf(unit, anchor); at !== -1 && at - anchor < scanEnd; at = text.indexOf(unit, at + 1)) {
-        const start = at - anchor
-        const end = start + word.length
-        if (isAsciiWordAt(text, start, word) && wordCharacterBefore(text, start) === 0 && wordCharacterAt(text, end) === 0)
-          hits.push({ start, end, word })
-      }
+    for (const start of asciiWordStarts(text, word, scanEnd)) {
+      const end = start + word.length
+      if (wordCharacterAt(text, end) === 0) hits.push({ start, end, word })
+    }
+  }
+  for (const prefix of prefixes) {
+    for (const start of asciiWordStarts(text, prefix, scanEnd)) {
+      const end = wordEndAfter(text, start + prefix.length)
+      const word = text.slice(start, end)
+      hits.push({ start, end, word: isAscii(word, 0, word.length) ? word.toLowerCase() : fold(word) })
     }
   }
   // A text of ASCII alone has as many UTF-8 bytes as units; counting them natively takes a tenth of the time the
   // search for a unit beyond ASCII takes to find none (0.2 against 2 ms a million characters).
-  const all = Buffer.byteLength(text, "utf8") === text.length ? hits : hits.concat(hitsBeyondAscii(text, sought, scanEnd))
-  return all.sort((a, b) => a.start - b.start)
+  const all = Buffer.byteLength(text, "utf8") === text.length ? hits : hits.concat(hitsBeyondAscii(text, sought, prefixes, scanEnd))
+  return all.sort((a, b) => a.start - b.start).filter((hit, index, sorted) => index === 0 || sorted[index - 1]!.start !== hit.start)
 }
 
 /** Whether no word character lies from `from` to `to`, so that the words ending and starting there are consecutive. */
@@ -299,8 +327,8 @@ const nothingWordlikeBetween = (text: string, from: number, to: number) => {
  * with the others, and a phrase is where consecutive found words spell it with nothing wordlike between them.
  */
 const nativeMatches = (text: string, matchers: Matchers, sought: ReadonlySet<string>, limit: number): Found => {
-  const hits = nativeHits(text, sought, limit)
-  const marked = hits.map((hit) => matchers.words.has(hit.word))
+  const hits = nativeHits(text, sought, matchers.prefixes, limit)
+  const marked = hits.map((hit) => isSought(hit.word, matchers.words, matchers.prefixes))
   for (const phrase of matchers.phrases) {
     for (let first = 0; first + phrase.length <= hits.length; first++) {
       let spelt = hits[first]!.word === phrase[0]
@@ -317,11 +345,11 @@ const nativeMatches = (text: string, matchers: Matchers, sought: ReadonlySet<str
 
 /** The words a highlight of `field` marks in `text`, in order (none when the query seeks none there). */
 export const matchedWords = (text: string, query: Query, field: string, limit: number): Found => {
-  const matchers: Matchers = { words: new Set(), tests: [], phrases: [] }
+  const matchers: Matchers = { words: new Set(), tests: [], phrases: [], prefixes: [] }
   collect(query, field, matchers)
   const sought = soughtWords(matchers)
-  if (sought.size === 0 && matchers.tests.length === 0) return { starts: [], ends: [] }
-  return matchers.tests.length === 0 && sought.size <= maxNativelySoughtWords
+  if (sought.size === 0 && matchers.tests.length === 0 && matchers.prefixes.length === 0) return { starts: [], ends: [] }
+  return matchers.tests.length === 0 && sought.size + matchers.prefixes.length <= maxNativelySoughtWords
     ? nativeMatches(text, matchers, sought, limit)
     : matches(text, matchers, sought, limit)
 }
