@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import type { HighlightField, Query } from "../../../src/search/postgres/dsl/Ast.ts"
+import { bool, type HighlightField, type Query } from "../../../src/search/postgres/dsl/Ast.ts"
 import { highlightText } from "../../../src/search/postgres/dsl/Highlight.ts"
 import { translateRegexp } from "../../../src/search/postgres/dsl/Patterns.ts"
 import { type Random, seeded } from "./generate.ts"
@@ -173,6 +173,7 @@ const field = (options: Partial<HighlightField> = {}): HighlightField => ({
 
 const match = (text: string): Query => ({ _tag: "Match", field: "content", text, operator: "or" })
 const phrase = (text: string): Query => ({ _tag: "Phrase", field: "content", text, slop: 0 })
+const onContent = (pattern: string): Query => ({ _tag: "Wildcard", field: "content", pattern, caseInsensitive: false })
 
 /** The fastest of a few runs, in milliseconds: the work itself, without the pauses a busy machine adds. */
 const fastest = (run: () => unknown, runs = 3) => {
@@ -269,7 +270,7 @@ describe("highlightText", () => {
       const pattern = Effect.runSync(Effect.option(translateRegexp(randomRegexp(random))))
       const query: Query =
         i % 3 === 0 || pattern._tag === "None"
-          ? { _tag: "Wildcard", field: "content", pattern: randomWildcard(random), caseInsensitive: false }
+          ? onContent(randomWildcard(random))
           : { _tag: "Regexp", field: "content", pattern: pattern.value, caseInsensitive: random() < 0.5 }
       const options = field({ numberOfFragments: 0 })
       expect({ query, fragments: highlightText(text, query, options) }).toEqual({
@@ -316,23 +317,8 @@ describe("highlightText", () => {
           ? match(pick(random, ["fox", "kelvin fine", "x fox", "fox1 1fox", "ﬁne"]))
           : phrase(pick(random, ["fox kelvin", "fine fox", "x fox x", "fox fox", "ﬁne fine", "fox x"]))
       // Trailing-star wildcards of ASCII letters and digits are sought natively too, alone or beside words.
-      const prefix = (): Query => ({
-        _tag: "Wildcard",
-        field: "content",
-        pattern: pick(random, ["fo*", "FO*", "fox*", "k*", "fi*", "x*", "1*", "i*"]),
-        caseInsensitive: false
-      })
-      const query: Query =
-        random() < 0.6
-          ? words()
-          : {
-              _tag: "Bool",
-              must: [],
-              filter: [],
-              should: random() < 0.5 ? [prefix()] : [prefix(), words()],
-              mustNot: [],
-              minimumShouldMatch: undefined
-            }
+      const prefix = () => onContent(pick(random, ["fo*", "FO*", "fox*", "k*", "fi*", "x*", "1*", "i*"]))
+      const query = random() < 0.6 ? words() : bool({ should: random() < 0.5 ? [prefix()] : [prefix(), words()] })
       const options = field({ numberOfFragments: 0, maxAnalyzedOffset: random() < 0.3 ? below(random, text.length + 2) + 1 : undefined })
       expect({ text, query, fragments: highlightText(text, query, options) }).toEqual({
         text,
