@@ -43,12 +43,13 @@ const collect = (query: Query, field: string, into: Matchers) => {
     }
     case "Wildcard": {
       if (query.field !== field) return
-      const prefix = trailingStarPrefix(fold(query.pattern))
+      const pattern = fold(query.pattern)
+      const prefix = trailingStarPrefix(pattern)
       if (prefix !== undefined && /^[a-z0-9]+$/.test(prefix)) {
         into.prefixes.push(prefix)
         return
       }
-      const parts = wildcardParts(fold(query.pattern))
+      const parts = wildcardParts(pattern)
       into.tests.push((word) => wildcardMatches(parts, word))
       return
     }
