@@ -6,29 +6,29 @@ import { postgresAvailable, postgresSkipReason, throwawayPostgres } from "../hel
 
 const settings = Effect.flatMap(
   SqlClient.SqlClient,
-  (sql) => sql<{ randomPageCost: string; workMem: string }>`
-    SELECT current_setting('random_page_cost') AS "randomPageCost", current_setting('work_mem') AS "workMem"`
+  (sql) => sql<{ randomPageCost: string; workMem: string; jit: string }>`
+    SELECT current_setting('random_page_cost') AS "randomPageCost", current_setting('work_mem') AS "workMem", current_setting('jit') AS jit`
 ).pipe(Effect.map((rows) => rows[0]))
 
 describe("session settings on the embedded database", () => {
-  it.scoped("its one session plans for cached data and keeps a search's matches in memory", () =>
+  it.scoped("its one session plans for cached data, keeps a search's matches in memory and compiles no statement", () =>
     Effect.gen(function* () {
-      expect(yield* settings).toEqual({ randomPageCost: "1.1", workMem: "32MB" })
+      expect(yield* settings).toEqual({ randomPageCost: "1.1", workMem: "32MB", jit: "off" })
     }).pipe(Effect.provide(databaseLayer("pglite:memory")))
   )
 })
 
 describe.skipIf(!postgresAvailable)(`session settings on PostgreSQL${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`, () => {
-  it.scoped("connections plan for cached data and keep a search's matches in memory, and the URL's own options still win", () =>
+  it.scoped("connections plan for cached data, keep a search's matches in memory and compile no statement, and the URL's own options still win", () =>
     Effect.gen(function* () {
       const { url } = yield* throwawayPostgres
       const on = (dataSourceUrl: string) => settings.pipe(Effect.provide(databaseLayer(dataSourceUrl)))
-      expect(yield* on(url)).toEqual({ randomPageCost: "1.1", workMem: "32MB" })
+      expect(yield* on(url)).toEqual({ randomPageCost: "1.1", workMem: "32MB", jit: "off" })
       const withOwn = new URL(url)
       withOwn.searchParams.set("options", "-c random_page_cost=2.5")
-      expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "2.5", workMem: "32MB" })
+      expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "2.5", workMem: "32MB", jit: "off" })
       withOwn.searchParams.set("options", "-c work_mem=8MB")
-      expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "1.1", workMem: "8MB" })
+      expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "1.1", workMem: "8MB", jit: "off" })
     })
   )
 })
