@@ -187,6 +187,18 @@ for (const database of databaseKinds) {
         })
       )
 
+      it.effect("the records a first pass leaves to rank are found again by their row's place, documents by a TID scan", () =>
+        Effect.gen(function* () {
+          const documents = yield* planOf(words("w1"))
+          expect(documents.text).toContain("r.row_tid = m.row_tid")
+          expect(nodesOf(documents.plan).map((node) => node["Node Type"])).toContain("Tid Scan")
+          // Records of every type are found again by index, id and path: a row's place names no record type.
+          const everyType = yield* planOf({ size: 25, query: { match: { content: "w1" } } })
+          expect(everyType.text).toContain("r.id = m.id")
+          expect(everyType.text).not.toContain("row_tid")
+        })
+      )
+
       it.effect("an expansion is asked of the index in pieces and tested on one record in one tsquery", () =>
         Effect.gen(function* () {
           const { text, total } = yield* planOf(words("*stack"))

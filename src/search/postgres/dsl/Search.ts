@@ -21,12 +21,13 @@ import type { Ranking } from "./TextQueries.ts"
 type Sql = Statement.Constructor
 
 /**
- * Columns `matched` keeps: where each record is, when there is a page to choose, and the view columns the aggregated
- * fields read (found in the SQL of their expressions). Only those: a narrow `matched` stays in memory and is read
- * fast by every part of the statement, where all the view's columns made it spill to disk; and a facet alone (no
- * page) reads only its field, which an index can give without reading the documents.
+ * Columns `matched` keeps: where each record is, when there is a page to choose (and where a document's row is, when
+ * some are ranked again), and the view columns the aggregated fields read (found in the SQL of their expressions).
+ * Only those: a narrow `matched` stays in memory and is read fast by every part of the statement, where all the
+ * view's columns made it spill to disk; and a facet alone (no page) reads only its field, which an index can give
+ * without reading the documents.
  */
-const matchedColumns = (sql: Sql, aggregatedFields: ReadonlyArray<string>, withPage: boolean) => {
+const matchedColumns = (sql: Sql, aggregatedFields: ReadonlyArray<string>, withPage: boolean, rowPlace: boolean) => {
   const read = aggregatedFields.flatMap((name) => {
     const field = resolveField(sql, name, "r")
     const fragments =
@@ -39,7 +40,8 @@ const matchedColumns = (sql: Sql, aggregatedFields: ReadonlyArray<string>, withP
             : [field.column]
     return fragments.flatMap((fragment) => [...sql`${fragment}`.compile()[0].matchAll(/\br\.([a-z_]+)/g)].map((match) => match[1]!))
   })
-  return [...new Set([...(withPage ? ["project", "id", "path"] : []), ...read])].map((name) => sql.literal(`r.${name}`))
+  const place = [...(withPage ? ["project", "id", "path"] : []), ...(rowPlace ? ["row_tid"] : [])]
+  return [...new Set([...place, ...read])].map((name) => sql.literal(`r.${name}`))
 }
 
 /**
@@ -71,10 +73,12 @@ const recordTypes = (query: Query): ReadonlySet<string> | undefined => {
  * What a search reads: the documents alone when its query keeps to them, which spares the planner the union of
  * record types (it then reads only the columns it needs, from an index where it can); every record type otherwise.
  */
-const recordsOf = (sql: Sql, query: Query) => {
+const keepsToDocuments = (query: Query) => {
   const types = recordTypes(query)
-  return sql.literal(types !== undefined && types.size === 1 && types.has("Document") ? "document_records" : "search_records")
+  return types !== undefined && types.size === 1 && types.has("Document")
 }
+
+const recordsOf = (sql: Sql, query: Query) => sql.literal(keepsToDocuments(query) ? "document_records" : "search_records")
 
 const aggregatedFields = (request: SearchRequest) =>
   request.aggregations.flatMap(([, agg]) => [agg.field, ...("metrics" in agg ? agg.metrics.map(([, metric]) => metric.field) : [])])
@@ -127,19 +131,20 @@ const pageSelect = (sql: Sql, source: string, keys: ReadonlyArray<SortKey>, from
  * documents its filter lets through by chance (47 of 29,647 matches for a word held at most 15 times), whose exact
  * scores are low. Every record of the page scores at least the page's lowest score among the exact scores and the
  * others' lower bounds (the bar), so of the others only those whose upper bound reaches the bar are ranked then. An
- * exact score is computed again on the record where its slack is not 0. The margin covers rounding.
+ * exact score is computed again on the record where its slack is not 0, found again by `sameRecord`. The margin
+ * covers rounding.
  */
 const rankedCandidates = (
   sql: Sql,
   records: Statement.Fragment,
+  sameRecord: Statement.Fragment,
   exactScore: Statement.Fragment,
   keys: ReadonlyArray<SortKey>,
   pageEnd: number
 ) => {
   const sortValues = keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql.literal(`m.${sortColumn(key, index)}`)]))
   const columns = sql.csv([sql`m.project`, sql`m.id`, sql`m.path`, ...sortValues])
-  const exactly = sql`CASE WHEN m.slack = 0 THEN m.score ELSE (SELECT max((${exactScore})::float8) FROM ${records} r
-    WHERE r.project = m.project AND r.id = m.id AND r.path IS NOT DISTINCT FROM m.path) END`
+  const exactly = sql`CASE WHEN m.slack = 0 THEN m.score ELSE (SELECT max((${exactScore})::float8) FROM ${records} r WHERE ${sameRecord}) END`
   const upper = sql`m.score + m.slack`
   return sql`top_bound AS (
     SELECT min(t.upper) AS upper FROM (SELECT ${upper} AS upper FROM matched m ORDER BY 1 DESC LIMIT ${4 * pageEnd}) t
@@ -245,8 +250,13 @@ export const runSearch = (
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
     const records = recordsOf(sql, request.query)
+    // A document's record is found again by its row's place (a TID scan), others by index, id and path.
+    const byRowPlace = twoPasses && keepsToDocuments(request.query)
+    const sameRecord = byRowPlace
+      ? sql`r.row_tid = m.row_tid`
+      : sql`r.project = m.project AND r.id = m.id AND r.path IS NOT DISTINCT FROM m.path`
     const columns = [
-      ...matchedColumns(sql, aggregatedFields(request), withPage),
+      ...matchedColumns(sql, aggregatedFields(request), withPage, byRowPlace),
       ...(withPage ? [sql`${scored ? sql`(${scope.score})::float8` : sql.literal("NULL::float8")} AS score`] : []),
       ...(twoPasses ? [sql`(${sql.join(" + ", false)(scope.slack)})::float8 AS slack`] : []),
       ...keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql`${key.expression!} AS ${sql.literal(`s${index}`)}`]))
@@ -255,7 +265,7 @@ export const runSearch = (
       WITH matched AS MATERIALIZED (
         SELECT ${columns.length === 0 ? sql.literal("1 AS found") : sql.csv(columns)}
         FROM ${records} r WHERE ${scope.where}
-      )${twoPasses ? sql`, ${rankedCandidates(sql, records, exact.score, keys, request.from + request.size)}` : sql``}
+      )${twoPasses ? sql`, ${rankedCandidates(sql, records, sameRecord, exact.score, keys, request.from + request.size)}` : sql``}
       SELECT ${totalCount(sql, request.trackTotalHits)} AS total,
         ${request.size === 0 ? sql.literal("'[]'::json") : pageSelect(sql, twoPasses ? "ranked" : "matched", keys, request.from, request.size)} AS page
         ${parts.length === 0 ? sql`` : sql`, ${sql.csv(parts.map(([, part], index) => sql`${part.select} AS ${sql.literal(`a${index}`)}`))}`}`
