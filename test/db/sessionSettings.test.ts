@@ -19,17 +19,19 @@ describe("session settings on the embedded database", () => {
 })
 
 describe.skipIf(!postgresAvailable)(`session settings on PostgreSQL${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`, () => {
-  it.scoped("connections plan for cached data, keep a search's matches in memory and compile no statement, and the URL's own options still win", () =>
-    Effect.gen(function* () {
-      const { url } = yield* throwawayPostgres
-      const on = (dataSourceUrl: string) => settings.pipe(Effect.provide(databaseLayer(dataSourceUrl)))
-      expect(yield* on(url)).toEqual({ randomPageCost: "1.1", workMem: "32MB", jit: "off" })
-      const withOwn = new URL(url)
-      withOwn.searchParams.set("options", "-c random_page_cost=2.5")
-      expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "2.5", workMem: "32MB", jit: "off" })
-      withOwn.searchParams.set("options", "-c work_mem=8MB")
-      expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "1.1", workMem: "8MB", jit: "off" })
-    })
+  it.scoped(
+    "connections plan for cached data, keep a search's matches in memory and compile no statement, and the URL's own options still win",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* throwawayPostgres
+        const on = (dataSourceUrl: string) => settings.pipe(Effect.provide(databaseLayer(dataSourceUrl)))
+        expect(yield* on(url)).toEqual({ randomPageCost: "1.1", workMem: "32MB", jit: "off" })
+        const withOwn = new URL(url)
+        withOwn.searchParams.set("options", "-c random_page_cost=2.5")
+        expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "2.5", workMem: "32MB", jit: "off" })
+        withOwn.searchParams.set("options", "-c work_mem=8MB")
+        expect(yield* on(withOwn.toString())).toEqual({ randomPageCost: "1.1", workMem: "8MB", jit: "off" })
+      })
   )
 })
 
