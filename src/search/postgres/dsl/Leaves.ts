@@ -238,9 +238,7 @@ const expandedOr = (sql: Sql, field: TextField, expansion: Expansion | undefined
     const pieces = Array.from({ length: Math.ceil(found.length / wordsPerIndexedQuery) }, (_, index) =>
       matches(found.slice(index * wordsPerIndexedQuery, (index + 1) * wordsPerIndexedQuery))
     )
-    return pieces.length === 1
-      ? constant(sql, pieces[0]!)
-      : { where: sql`(${sql.or(pieces)})`, test: matches(found), score: sql.literal("1") }
+    return pieces.length === 1 ? constant(sql, pieces[0]!) : { ...constant(sql, sql`(${sql.or(pieces)})`), test: matches(found) }
   })
 
 export const existsCondition = (sql: Sql, field: Field): Compiled => {

@@ -78,7 +78,7 @@ const keepsToDocuments = (query: Query) => {
   return types !== undefined && types.size === 1 && types.has("Document")
 }
 
-const recordsOf = (sql: Sql, query: Query) => sql.literal(keepsToDocuments(query) ? "document_records" : "search_records")
+const recordsOf = (sql: Sql, documentsOnly: boolean) => sql.literal(documentsOnly ? "document_records" : "search_records")
 
 const aggregatedFields = (request: SearchRequest) =>
   request.aggregations.flatMap(([, agg]) => [agg.field, ...("metrics" in agg ? agg.metrics.map(([, metric]) => metric.field) : [])])
@@ -249,9 +249,10 @@ export const runSearch = (
     const scope = twoPasses ? firstPass : exact
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
-    const records = recordsOf(sql, request.query)
+    const documentsOnly = keepsToDocuments(request.query)
+    const records = recordsOf(sql, documentsOnly)
     // A document's record is found again by its row's place (a TID scan), others by index, id and path.
-    const byRowPlace = twoPasses && keepsToDocuments(request.query)
+    const byRowPlace = twoPasses && documentsOnly
     const sameRecord = byRowPlace
       ? sql`r.row_tid = m.row_tid`
       : sql`r.project = m.project AND r.id = m.id AND r.path IS NOT DISTINCT FROM m.path`
@@ -303,6 +304,7 @@ export const runSearch = (
 export const runCount = (sql: Sql, indices: ReadonlyArray<string>, query: Query) =>
   Effect.gen(function* () {
     const scope = yield* searchScope(sql, indices, query)
-    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM ${recordsOf(sql, query)} r WHERE ${scope.where}`
+    const records = recordsOf(sql, keepsToDocuments(query))
+    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM ${records} r WHERE ${scope.where}`
     return { count: rows[0]?.count ?? 0, _shards: { total: indices.length, successful: indices.length, skipped: 0, failed: 0 } }
   })
