@@ -328,6 +328,14 @@ describe("highlightText", () => {
     }
   })
 
+  it("marks the words a fuzzy term matches, a transposition counting one edit as Lucene counts it", () => {
+    const fuzzy = (value: string, distance: number): Query => ({ _tag: "Fuzzy", field: "content", value, distance })
+    const text = "The form was sent from Paris. Farm news."
+    // "form" is one transposition from "from" (two edits without transpositions); "farm" is two substitutions away.
+    expect(highlightText(text, fuzzy("from", 1), field())).toEqual(["The <em>form</em> was sent <em>from</em> Paris. Farm news."])
+    expect(highlightText(text, fuzzy("from", 2), field())).toEqual(["The <em>form</em> was sent <em>from</em> Paris. <em>Farm</em> news."])
+  })
+
   it("counts a word cut by max_analyzed_offset whole, and ignores words starting after it", () => {
     const text = "alpha beta gamma delta. gamma again."
     const query = match("gamma delta")

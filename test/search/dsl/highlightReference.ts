@@ -25,16 +25,19 @@ const likeToRegExp = (pattern: string) => {
   return new RegExp(`^${out}$`, "u")
 }
 
+/** Lucene's fuzzy distance: Levenshtein with transpositions of neighbours (optimal string alignment), over code points. */
 const editDistanceAtMost = (a: string, b: string, max: number) => {
-  if (Math.abs(a.length - b.length) > max) return false
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    previous = current
-  }
-  return previous[b.length]! <= max
+  const [x, y] = [[...a], [...b]]
+  const table = Array.from({ length: x.length + 1 }, (_, i) =>
+    Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0))
+  )
+  for (let i = 1; i <= x.length; i++)
+    for (let j = 1; j <= y.length; j++) {
+      const row = table[i]!
+      row[j] = Math.min(table[i - 1]![j]! + 1, row[j - 1]! + 1, table[i - 1]![j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) row[j] = Math.min(row[j]!, table[i - 2]![j - 2]! + 1)
+    }
+  return table[x.length]![y.length]! <= max
 }
 
 const collect = (query: Query, field: string, into: Matchers) => {

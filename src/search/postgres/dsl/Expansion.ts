@@ -5,6 +5,7 @@ import { maxClauseCount, type SearchRequestError, shardFailure, tooManyClauses }
 import { type Field, resolveField } from "./Fields.ts"
 import { mapWildcardLiterals, trailingStarPrefix, wildcardToLike } from "./Patterns.ts"
 import { isIndexableWord, words } from "./Text.ts"
+import { editDistance } from "./WordPatterns.ts"
 
 /**
  * Term expansion through the index's lexicon (`index_words`, migration 0110): a fuzzy term, a wildcard, a regular
@@ -79,6 +80,8 @@ export const rangeExpansion = (field: TextField, bounds: RangeBounds): Expansion
   return code === undefined || given.length === 0 ? undefined : { _tag: "Range", field: code, bounds: given }
 }
 
+type FuzzyExpansion = Extract<Expansion, { _tag: "Fuzzy" }>
+
 /** The key of an expansion (its properties are always built in the same order). */
 export const expansionKey = (expansion: Expansion) => JSON.stringify(expansion)
 
@@ -111,38 +114,13 @@ const fuzzyPieces = (term: string, distance: number) => {
   )
 }
 
-/**
- * Optimal string alignment distance (Levenshtein plus transpositions of neighbours), Lucene's fuzzy distance, over
- * code points as the SQL function `quarry_edit_distance` counts them; `max + 1` as soon as it must exceed `max`.
- */
-export const editDistance = (a: ReadonlyArray<string>, b: ReadonlyArray<string>, max: number) => {
-  if (Math.abs(a.length - b.length) > max) return max + 1
-  let beforePrevious: Array<number> = []
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    let best = i
-    for (let j = 1; j <= b.length; j++) {
-      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, beforePrevious[j - 2]! + 1)
-      current[j] = value
-      best = Math.min(best, value)
-    }
-    if (best > max) return max + 1
-    beforePrevious = previous
-    previous = current
-  }
-  return previous[b.length]!
-}
-
 /** Byte order of UTF-8, which is the lexicon's collation ("C"). */
 const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
 
 /** The `limit` distinct words within `distance` edits of `term`: closest first, then in the lexicon's order. */
 const closestWords = (candidates: ReadonlyArray<string>, term: string, distance: number, limit: number) => {
-  const target = [...term]
   return [...new Set(candidates)]
-    .map((word) => ({ word, distance: editDistance([...word], target, distance) }))
+    .map((word) => ({ word, distance: editDistance(word, term, distance) }))
     .filter((candidate) => candidate.distance <= distance)
     .sort((a, b) => a.distance - b.distance || byteOrder(a.word, b.word))
     .slice(0, limit)
@@ -167,29 +145,15 @@ const matchingWords = (
     WITH matching AS MATERIALIZED (SELECT word FROM index_words WHERE ${scope} AND ${condition})
     SELECT DISTINCT word FROM (SELECT word FROM matching LIMIT ${(maxClauseCount + 1) * indices.length}) m ORDER BY word`
 
-/** The words of the lexicon an expansion matches. */
+/** The words of the lexicon a pattern or range matches. */
 const lookup = (
   sql: SqlClient.SqlClient,
   indices: ReadonlyArray<string>,
-  expansion: Expansion,
-  maxExpansions: number
+  expansion: Exclude<Expansion, FuzzyExpansion>
 ): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError> => {
   const wordsOf = (rows: ReadonlyArray<{ readonly word: string }>) => rows.map((row) => row.word)
   const scope = sql`project IN ${sql.in(indices)} AND field = ${expansion.field}`
   switch (expansion._tag) {
-    case "Fuzzy": {
-      const { term, distance } = expansion
-      const length = [...term].length
-      const pieces = fuzzyPieces(term, distance)
-      const containsPiece =
-        pieces.length === 0 ? sql`` : sql`AND (${sql.or(pieces.map((piece) => sql`word LIKE ${`%${likeEscape(piece)}%`}`))})`
-      // The distances are computed here: the SQL function costs about 30 µs a word, which made a short term with
-      // two edits, whose pieces are a letter or two and let most words of its length through, take a second.
-      const candidates = sql<{ word: string }>`
-        SELECT word FROM index_words
-        WHERE ${scope} AND length(word) BETWEEN ${length - distance} AND ${length + distance} ${containsPiece}`
-      return Effect.map(candidates, (rows) => closestWords(wordsOf(rows), term, distance, Math.min(maxExpansions, maxClauseCount)))
-    }
     case "Like":
       return Effect.map(matchingWords(sql, indices, scope, sql`word LIKE ${expansion.like}`), wordsOf)
     case "Regexp": {
@@ -206,17 +170,60 @@ const lookup = (
 /** PostgreSQL's refusal of a regular expression it cannot compile (too complex, or invalid for it). */
 const invalidRegularExpression = "2201B"
 
-const expand = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expansion: Expansion, maxExpansions: number) =>
-  lookup(sql, indices, expansion, maxExpansions).pipe(
+const expand = (sql: SqlClient.SqlClient, indices: ReadonlyArray<string>, expansion: Exclude<Expansion, FuzzyExpansion>) =>
+  lookup(sql, indices, expansion).pipe(
     Effect.catchIf(
       (error) => (error.cause as { code?: unknown } | undefined)?.code === invalidRegularExpression,
       (error) =>
         Effect.fail(shardFailure("too_complex_to_determinize_exception", `regular expression refused: ${(error.cause as Error).message}`))
     ),
-    Effect.flatMap((found) =>
-      expansion._tag !== "Fuzzy" && found.length > maxClauseCount ? Effect.fail(tooManyClauses()) : Effect.succeed(found)
-    )
+    Effect.flatMap((found) => (found.length > maxClauseCount ? Effect.fail(tooManyClauses()) : Effect.succeed(found)))
   )
+
+/** What a lexicon word must meet to be within a fuzzy term's distance: its field, a close length, one of the term's pieces. */
+const fuzzyCandidate = (expansion: FuzzyExpansion) => {
+  const length = [...expansion.term].length
+  return {
+    length: [length - expansion.distance, length + expansion.distance] as const,
+    pieces: fuzzyPieces(expansion.term, expansion.distance)
+  }
+}
+
+/**
+ * The closest words of each fuzzy term, `max_expansions` of them, from one reading of the lexicon for all the terms: the
+ * candidates of a short term (pieces of a letter or two, which no index serves) are most words of a close length, and
+ * eight terms over the default fields read the lexicon sixteen times, 110–280 ms each on 100,000 documents. The
+ * distances are computed here: the SQL function costs about 30 µs a word, which made a short term with two edits take a
+ * second.
+ */
+const closestOfEach = (
+  sql: SqlClient.SqlClient,
+  indices: ReadonlyArray<string>,
+  fuzzy: ReadonlyArray<readonly [FuzzyExpansion, number]>
+): Effect.Effect<ReadonlyArray<ReadonlyArray<string>>, SqlError.SqlError> => {
+  const conditions = fuzzy.map(([expansion]) => {
+    const { length, pieces } = fuzzyCandidate(expansion)
+    const containsPiece =
+      pieces.length === 0 ? sql`` : sql`AND (${sql.or(pieces.map((piece) => sql`word LIKE ${`%${likeEscape(piece)}%`}`))})`
+    return sql`(field = ${expansion.field} AND length(word) BETWEEN ${length[0]} AND ${length[1]} ${containsPiece})`
+  })
+  const candidates = sql<{ field: string; word: string }>`
+    SELECT field, word FROM index_words WHERE project IN ${sql.in(indices)} AND (${sql.or(conditions)})`
+  return Effect.map(candidates, (rows) =>
+    fuzzy.map(([expansion, maxExpansions]) => {
+      const { pieces } = fuzzyCandidate(expansion)
+      const own = rows.filter(
+        (row) => row.field === expansion.field && (pieces.length === 0 || pieces.some((piece) => row.word.includes(piece)))
+      )
+      return closestWords(
+        own.map((row) => row.word),
+        expansion.term,
+        expansion.distance,
+        Math.min(maxExpansions, maxClauseCount)
+      )
+    })
+  )
+}
 
 /** The text-field expansion a query node needs, with its `max_expansions`. */
 const expansionOf = (sql: SqlClient.SqlClient, query: Query): readonly [Expansion, number] | undefined => {
@@ -293,6 +300,18 @@ export const withExpansions = <A, E, R>(
       wanted.set(key, before === undefined || before[1] < found[1] ? found : before)
     }
     const expanded = new Map<string, ReadonlyArray<string>>()
-    for (const [key, [expansion, maxExpansions]] of wanted) expanded.set(key, yield* expand(sql, indices, expansion, maxExpansions))
+    const fuzzy: Array<readonly [string, readonly [FuzzyExpansion, number]]> = []
+    for (const [key, [expansion, maxExpansions]] of wanted) {
+      if (expansion._tag === "Fuzzy") fuzzy.push([key, [expansion, maxExpansions]])
+      else expanded.set(key, yield* expand(sql, indices, expansion))
+    }
+    if (fuzzy.length > 0) {
+      const closest = yield* closestOfEach(
+        sql,
+        indices,
+        fuzzy.map(([, wantedFuzzy]) => wantedFuzzy)
+      )
+      fuzzy.forEach(([key], index) => expanded.set(key, closest[index]!))
+    }
     return yield* Effect.locally(effect, expandedWords, expanded)
   })

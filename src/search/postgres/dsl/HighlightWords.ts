@@ -2,7 +2,7 @@ import type { Query } from "./Ast.ts"
 import { fold } from "../TextIndex.ts"
 import { trailingStarPrefix } from "./Patterns.ts"
 import { words as wordsOf } from "./Text.ts"
-import { editDistanceAtMost, regexpMatcher, wildcardMatches, wildcardParts, type WordMatcher } from "./WordPatterns.ts"
+import { editDistance, regexpMatcher, wildcardMatches, wildcardParts, type WordMatcher } from "./WordPatterns.ts"
 
 /**
  * The words of a text a highlight marks, as the content's tsvector has words (runs of `[\p{L}\p{N}]`, folded): those
@@ -61,7 +61,7 @@ const collect = (query: Query, field: string, into: Matchers) => {
     case "Fuzzy": {
       if (query.field !== field) return
       const term = fold(query.value)
-      into.tests.push((word) => editDistanceAtMost(word, term, query.distance))
+      into.tests.push((word) => editDistance(word, term, query.distance) <= query.distance)
       return
     }
     default:

@@ -249,14 +249,79 @@ export const regexpMatcher = (pattern: string, flags: string): WordMatcher => {
   }
 }
 
-export const editDistanceAtMost = (a: string, b: string, max: number) => {
-  if (Math.abs(a.length - b.length) > max) return false
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    previous = current
+/** Buffers kept between calls (the highlighter asks for thousands of distances a page), grown as longer words come. */
+let scratch = { a: new Int32Array(64), b: new Int32Array(64), rows: [new Int32Array(65), new Int32Array(65), new Int32Array(65)] }
+
+const ensureScratch = (length: number) => {
+  if (scratch.a.length >= length) return
+  const size = 2 * length
+  scratch = { a: new Int32Array(size), b: new Int32Array(size), rows: [0, 1, 2].map(() => new Int32Array(size + 1)) }
+}
+
+/** Writes the code points of `text` into `into` and answers how many there are. */
+const codePointsInto = (text: string, into: Int32Array) => {
+  let count = 0
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0
+    if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      into[count++] = (unit - 0xd800) * 0x400 + (next - 0xdc00) + 0x10000
+      i++
+    } else into[count++] = unit
   }
-  return previous[b.length]! <= max
+  return count
+}
+
+/** Counts of ASCII code points, all 0 between calls. */
+const asciiCounts = new Int32Array(128)
+
+/**
+ * A lower bound of the edit distance from the code points alone, whatever their order: a substitution changes one of
+ * each word's counts, an insertion or a deletion one, a transposition none. Most words of a page or of the lexicon are
+ * ruled out by it before the table is computed. 0 (no bound) when a word holds a code point beyond ASCII.
+ */
+const bagDistance = (x: Int32Array, n: number, y: Int32Array, m: number) => {
+  for (let i = 0; i < n; i++) if (x[i]! >= 128) return 0
+  for (let j = 0; j < m; j++) if (y[j]! >= 128) return 0
+  for (let i = 0; i < n; i++) asciiCounts[x[i]!]!++
+  for (let j = 0; j < m; j++) asciiCounts[y[j]!]!--
+  // Each code point's difference is read where it is first met, then cleared.
+  let surplus = 0
+  let shortfall = 0
+  for (let k = 0; k < n + m; k++) {
+    const codePoint = k < n ? x[k]! : y[k - n]!
+    const count = asciiCounts[codePoint]!
+    if (count > 0) surplus += count
+    else shortfall -= count
+    asciiCounts[codePoint] = 0
+  }
+  return Math.max(surplus, shortfall)
+}
+
+/**
+ * Optimal string alignment distance (Levenshtein plus transpositions of neighbours), Lucene's fuzzy distance, over
+ * code points as the SQL function `quarry_edit_distance` counts them; `max + 1` as soon as it must exceed `max` (a row's
+ * least value never falls in the rows after it).
+ */
+export const editDistance = (a: string, b: string, max: number) => {
+  ensureScratch(Math.max(a.length, b.length))
+  const { a: x, b: y } = scratch
+  const n = codePointsInto(a, x)
+  const m = codePointsInto(b, y)
+  if (Math.abs(n - m) > max || bagDistance(x, n, y, m) > max) return max + 1
+  let [beforePrevious, previous, current] = scratch.rows as [Int32Array, Int32Array, Int32Array]
+  for (let j = 0; j <= m; j++) previous[j] = j
+  for (let i = 1; i <= n; i++) {
+    current[0] = i
+    let best = i
+    for (let j = 1; j <= m; j++) {
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) value = Math.min(value, beforePrevious[j - 2]! + 1)
+      current[j] = value
+      if (value < best) best = value
+    }
+    if (best > max) return max + 1
+    ;[beforePrevious, previous, current] = [previous, current, beforePrevious]
+  }
+  return previous[m]!
 }
