@@ -199,21 +199,43 @@ for (const database of databaseKinds) {
         })
       )
 
-      it.effect("an expansion is asked of the index in pieces and tested on one record in one tsquery", () =>
+      it.effect("an expansion is asked of the index in pieces, and tested on one record as its row among those the pieces find", () =>
         Effect.gen(function* () {
           const { text, total } = yield* planOf(words("*stack"))
           expect(total).toBe(420)
-          const asked = (sql: string | undefined) => [...(sql ?? "").matchAll(/r\.content_tsv @@ \(SELECT \$\d+::tsquery\)/g)].length
+          const asked = (sql: string, alias: string) =>
+            [...sql.matchAll(new RegExp(String.raw`\b${alias}\.content_tsv @@ \(SELECT \$\d+::tsquery\)`, "g"))].length
           // 401 words ("haystack" and the 400 others) in pieces of 32, each a sub-select, in the condition of the matches;
-          // their score tests the content (where path and metadata do not match) with one tsquery.
-          const [scores, condition] = text.split("FROM document_records r WHERE")
-          expect(asked(condition)).toBe(13)
-          expect(asked(scores)).toBe(1)
-          const excluding = yield* planOf(
-            clientBody({ bool: { must: [{ match: { content: "w1" } }], must_not: [{ wildcard: { content: "*stack" } }] } })
-          )
-          expect(asked(excluding.text)).toBe(1)
-          expect(excluding.text).toMatch(/NOT coalesce\(r\.content_tsv @@ \(SELECT \$\d+::tsquery\), false\)/)
+          // their score (where path and metadata do not match) looks for the record's row among the rows the same
+          // pieces find, once for the statement, and reads no record's tsvector.
+          const [scores = "", condition = ""] = text.split("FROM document_records r WHERE")
+          expect(asked(condition, "r")).toBe(13)
+          expect(asked(scores, "r")).toBe(0)
+          expect(scores).toContain("r.row_tid IN (SELECT x.row_tid FROM document_records x")
+          expect(asked(scores, "x")).toBe(13)
+          const excluding = (types: ReadonlyArray<unknown>) =>
+            planOf({
+              size: 25,
+              query: { bool: { must: [{ match: { content: "w1" } }, ...types], must_not: [{ wildcard: { content: "*stack" } }] } }
+            })
+          const documents = yield* excluding([{ match: { type: "Document" } }])
+          expect(documents.text).toMatch(/NOT coalesce\(r\.row_tid IN \(SELECT x\.row_tid FROM document_records x/)
+          expect(asked(documents.text, "r")).toBe(0)
+          // Records of every type have no row place: there the words are tested on the record, in one tsquery.
+          const everyType = yield* excluding([])
+          expect(asked(everyType.text, "r")).toBe(1)
+          expect(everyType.text).toMatch(/NOT coalesce\(r\.content_tsv @@ \(SELECT \$\d+::tsquery\), false\)/)
+        })
+      )
+
+      it.effect("fuzzy terms over the default fields test no document's words again once the indexes found them", () =>
+        Effect.gen(function* () {
+          const { plan, text, total } = yield* planOf(words("haystak~1 neddle~1"))
+          expect(total).toBe(documentCount / 500)
+          // The paths within the distance are found once, a condition the path's index answers exactly.
+          expect(text).toContain("r.path = ANY(ARRAY(SELECT DISTINCT x.path FROM document_records x")
+          const filters = nodesOf(plan).flatMap((node) => (node.Filter === undefined ? [] : [node.Filter]))
+          expect(filters.filter((filter) => filter.includes("content_tsv"))).toEqual([])
         })
       )
 

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { startsWith } from "../../../src/search/postgres/dsl/Leaves.ts"
+import { startsWith } from "../../../src/search/postgres/dsl/PatternConditions.ts"
 import { testDatabase } from "../../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
 

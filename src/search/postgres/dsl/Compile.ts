@@ -3,19 +3,11 @@ import { Effect } from "effect"
 import type { MinimumShouldMatch, Query, Scalar } from "./Ast.ts"
 import { illegalArgument, type SearchRequestError } from "./Errors.ts"
 import { type Field, resolveField } from "./Fields.ts"
-import {
-  existsCondition,
-  falseCondition,
-  fuzzyCondition,
-  phraseMatch,
-  rangeCondition,
-  regexpCondition,
-  termsCondition,
-  textMatch,
-  wildcardCondition
-} from "./Leaves.ts"
+import { existsCondition, phraseMatch, rangeCondition, termsCondition, textMatch } from "./Leaves.ts"
+import { fuzzyCondition, regexpCondition, wildcardCondition } from "./PatternConditions.ts"
+import type { SearchedRecords } from "./SearchedRecords.ts"
 import { isIndexableWord, words } from "./Text.ts"
-import type { Compiled, Ranking } from "./TextQueries.ts"
+import { type Compiled, falseCondition, type Ranking } from "./TextQueries.ts"
 
 /**
  * Query nodes to a SQL condition over a `search_records` row and its relevance. Values are always parameters;
@@ -101,7 +93,7 @@ const exactValues = (sql: Sql, field: Field, values: ReadonlyArray<Scalar>, case
  * guard, which would decompress the tsvector again for every record (a wildcard's constant score did).
  */
 const leafOn = (field: Field, compiled: Compiled): Compiled =>
-  field.kind === "text" && field.outOfRow === true && compiled.scoreWhenMatched === undefined
+  field.kind === "text" && field.outOfRow !== undefined && compiled.scoreWhenMatched === undefined
     ? { ...compiled, scoreWhenMatched: compiled.score }
     : compiled
 
@@ -125,6 +117,7 @@ const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field, al
  * `alwaysMatched`: the query holds for every record scored, as the root does (the search reads only the records it
  * matches), and with it its bool's must and filter clauses, and its should clauses when all of them must hold.
  * Scores can then be computed as for records known to match (`scoreWhenMatched`). `ranking`: see `Ranking`.
+ * `records`: the records the search reads, when `alias` is theirs (a join query's inner records are of every type).
  */
 export const compileQuery = (
   sql: Sql,
@@ -132,7 +125,8 @@ export const compileQuery = (
   alias: string,
   depth = 0,
   alwaysMatched = false,
-  ranking: Ranking = "exact"
+  ranking: Ranking = "exact",
+  records: SearchedRecords | undefined = undefined
 ): Effect.Effect<Scored, SearchRequestError> =>
   Effect.gen(function* () {
     const field = (name: string) => resolveField(sql, name, alias)
@@ -145,7 +139,7 @@ export const compileQuery = (
         const required = requiredShould(query.minimumShouldMatch, query.should.length, query.must.length + query.filter.length > 0)
         const everyShouldHolds = alwaysMatched && required > 0 && required === query.should.length
         const compile = (queries: ReadonlyArray<Query>, matched: boolean) =>
-          Effect.forEach(queries, (item) => compileQuery(sql, item, alias, depth, matched, ranking))
+          Effect.forEach(queries, (item) => compileQuery(sql, item, alias, depth, matched, ranking, records))
         const [must, filter, should, mustNot] = yield* Effect.all([
           compile(query.must, alwaysMatched),
           compile(query.filter, alwaysMatched),
@@ -215,7 +209,7 @@ export const compileQuery = (
         return rankOrZero(sql, leafOn(target, compiled), query, target, alwaysMatched)
       }
       case "Range":
-        return scored(yield* rangeCondition(sql, field(query.field), query))
+        return scored(yield* rangeCondition(sql, field(query.field), query, records))
       case "Exists":
         return scored(existsCondition(sql, field(query.field)))
       case "Ids":
@@ -224,15 +218,16 @@ export const compileQuery = (
           : scored({ where: sql`${sql.literal(alias)}.id IN ${sql.in(query.values)}`, score: sql.literal("1") })
       case "Wildcard": {
         const target = field(query.field)
-        return scored(leafOn(target, yield* wildcardCondition(sql, target, query.pattern, query.caseInsensitive)))
+        return scored(leafOn(target, yield* wildcardCondition(sql, target, query.pattern, query.caseInsensitive, records)))
       }
       case "Regexp": {
         const target = field(query.field)
-        return scored(leafOn(target, yield* regexpCondition(sql, target, query.pattern, query.caseInsensitive)))
+        return scored(leafOn(target, yield* regexpCondition(sql, target, query.pattern, query.caseInsensitive, records)))
       }
       case "Fuzzy": {
         const target = field(query.field)
-        return scored(leafOn(target, yield* fuzzyCondition(sql, target, query.value, query.distance)))
+        const fieldAt = (other: string) => resolveField(sql, query.field, other)
+        return scored(leafOn(target, yield* fuzzyCondition(sql, target, query.value, query.distance, records, fieldAt)))
       }
       case "HasChild": {
         if (!childTypes.includes(query.type))

@@ -24,14 +24,15 @@ export type Field =
    * Analysed text: `tsvector` is what matches, `normalize` turns query text into its terms' form.
    * `wordCounts`, where the field has it, is a Bloom filter of the words `tsvector` holds at least 2, 4, 8, 16, 32 or
    * 64 times.
-   * `outOfRow`: `tsvector` is stored compressed out of the row, so each test of it decompresses it again.
+   * `outOfRow`: `tsvector` is a column stored compressed out of the row, so each test of it decompresses it again; its
+   * name, to read it for other records.
    */
   | {
       readonly kind: "text"
       readonly name: string
       readonly tsvector: Fragment
       readonly wordCounts?: Fragment
-      readonly outOfRow?: boolean
+      readonly outOfRow?: { readonly column: string }
       readonly source: Fragment
       readonly normalize: (text: string) => string
     }
@@ -105,7 +106,7 @@ export const resolveField = (sql: Sql, name: string, alias: string): Field => {
         name,
         tsvector: column("content_tsv"),
         wordCounts: column("content_word_counts"),
-        outOfRow: true,
+        outOfRow: { column: "content_tsv" },
         source: column("content"),
         normalize: fold
       }

@@ -6,6 +6,7 @@ import { type AggregationPart, aggregationParts } from "./Aggs.ts"
 import { compileQuery } from "./Compile.ts"
 import type { SearchRequestError } from "./Errors.ts"
 import { resolveField } from "./Fields.ts"
+import type { SearchedRecords } from "./SearchedRecords.ts"
 import { highlightText } from "./Highlight.ts"
 import { type ContentRead, type RecordRow, recordColumns, routingOf, sourceOf } from "./Records.ts"
 import { type SortKey, sortKeys } from "./Sort.ts"
@@ -83,9 +84,15 @@ const recordsOf = (sql: Sql, documentsOnly: boolean) => sql.literal(documentsOnl
 const aggregatedFields = (request: SearchRequest) =>
   request.aggregations.flatMap(([, agg]) => [agg.field, ...("metrics" in agg ? agg.metrics.map(([, metric]) => metric.field) : [])])
 
+/** The records a search reads, aliased `r`: documents' rows, which have a place, or every record type. */
+const searchedRecords = (sql: Sql, indices: ReadonlyArray<string>, documentsOnly: boolean): SearchedRecords =>
+  documentsOnly
+    ? { relation: "document_records", indices, rowPlace: sql.literal("r.row_tid") }
+    : { relation: "search_records", indices, rowPlace: undefined }
+
 /** The WHERE of a search: its indices and its query, over records aliased `r`. */
 export const searchScope = (sql: Sql, indices: ReadonlyArray<string>, query: Query, ranking: Ranking = "exact") =>
-  Effect.map(compileQuery(sql, query, "r", 0, true, ranking), (compiled) => ({
+  Effect.map(compileQuery(sql, query, "r", 0, true, ranking, searchedRecords(sql, indices, keepsToDocuments(query))), (compiled) => ({
     where: sql`r.project IN ${sql.in(indices)} AND ${compiled.where}`,
     score: compiled.score,
     slack: compiled.slack ?? []

@@ -13,7 +13,8 @@ export interface Compiled {
   readonly where: Fragment
   /**
    * The same condition as `where`, as tested on one record (a score's guard, a `must_not`), when `where` is written for
-   * the indexes and costs more per record: an expansion's words split among several tsqueries (Leaves.ts).
+   * the indexes and costs more per record: an expansion's words split among several tsqueries, or the record's row among
+   * the rows they find (ExpandedConditions.ts); a fuzzy keyword's values found once beside (PatternConditions.ts).
    */
   readonly test?: Fragment
   /** The relevance of a matching record; only read when results are ordered by score. */
@@ -32,6 +33,12 @@ export interface Compiled {
  * slack where the rank needs it. Search.ts then ranks exactly only the records whose upper bound can reach the page.
  */
 export type Ranking = "exact" | "firstPass"
+
+/** A condition that never holds. */
+export const falseCondition = (sql: Sql): Compiled => ({ where: sql.literal("false"), score: sql.literal("0") })
+
+/** A condition whose matches all score 1, as ES's filters and term-level queries on keywords. */
+export const constantScore = (sql: Sql, where: Fragment): Compiled => ({ where, score: sql.literal("1") })
 
 export const textQuery = (sql: Sql, field: TextField, tsquery: string): Compiled => ({
   where: sql`${field.tsvector} @@ ${tsquery}::tsquery`,
