@@ -114,6 +114,33 @@ for (const database of databaseKinds) {
               [
                 { query_string: { query: `${term}~2 OR lomi*ka`, fields: ["content"] } },
                 scanned("content_tsv", "quarry_edit_distance(w.lexeme, $1, 2) <= 2 OR w.lexeme LIKE 'lomi%ka'", term)
+              ],
+              // Several fuzzy terms are looked up in one reading of the lexicon: short ones together, long ones by their pieces.
+              [
+                { query_string: { query: `${term}~1 kalo~2 kalominer~1`, fields: ["content"] } },
+                scanned(
+                  "content_tsv",
+                  "quarry_edit_distance(w.lexeme, $1, 1) <= 1 OR quarry_edit_distance(w.lexeme, 'kalo', 2) <= 2 OR quarry_edit_distance(w.lexeme, 'kalominer', 1) <= 1",
+                  term
+                )
+              ],
+              [
+                { query_string: { query: `${term}~2 kalo~1`, fields: ["content", "_default_text"] } },
+                Effect.map(
+                  Effect.all([
+                    scanned(
+                      "content_tsv",
+                      "quarry_edit_distance(w.lexeme, $1, 2) <= 2 OR quarry_edit_distance(w.lexeme, 'kalo', 1) <= 1",
+                      term
+                    ),
+                    scanned(
+                      "metadata_tsv",
+                      "quarry_edit_distance(w.lexeme, $1, 2) <= 2 OR quarry_edit_distance(w.lexeme, 'kalo', 1) <= 1",
+                      term
+                    )
+                  ]),
+                  ([content, metadata]) => [...new Set([...content, ...metadata])].sort()
+                )
               ]
             ]
             for (const [query, expected] of cases) {
