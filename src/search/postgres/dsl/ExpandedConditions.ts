@@ -42,13 +42,12 @@ export const expandedOr = (
       Array.from({ length: Math.ceil(found.length / wordsPerIndexedQuery) }, (_, index) =>
         matches(tsvector, found.slice(index * wordsPerIndexedQuery, (index + 1) * wordsPerIndexedQuery))
       )
-    const where = pieces(field.tsvector).length === 1 ? pieces(field.tsvector)[0]! : sql`(${sql.or(pieces(field.tsvector))})`
+    const onRecord = pieces(field.tsvector)
+    const where = onRecord.length === 1 ? onRecord[0]! : sql`(${sql.or(onRecord)})`
     const stored = field.outOfRow
     if (records?.rowPlace !== undefined && stored !== undefined) {
       const matchedBeside = sql`(${sql.or(pieces(sql.literal(`${beside}.${stored.column}`)))})`
       return { ...constantScore(sql, where), test: rowAmong(sql, records, records.rowPlace, matchedBeside) }
     }
-    return pieces(field.tsvector).length === 1
-      ? constantScore(sql, where)
-      : { ...constantScore(sql, where), test: matches(field.tsvector, found) }
+    return onRecord.length === 1 ? constantScore(sql, where) : { ...constantScore(sql, where), test: matches(field.tsvector, found) }
   })

@@ -29,10 +29,11 @@ export const rowAmong = (sql: Sql, records: SearchedRecords, rowPlace: Fragment,
 
 /**
  * A condition on a single-valued column as one of the values of the searched records it holds for (`columnBeside` is
- * the column for the alias `beside`), found once for the statement: `column = ANY(…)` is answered exactly by the column's index. A condition the index serves in part (an edit
- * distance behind a range of lengths) left the whole OR of a query over several fields to be tested again on every
- * match, which read the content's tsvector for each of its terms. `IS NOT NULL` is implied by the index's answer, and
- * drops the condition when planned where the relation has no such values (documents' rows have no mention).
+ * the column for the alias `beside`), found once for the statement: `column = ANY(…)` is answered exactly by the
+ * column's index. A condition the index serves in part (an edit distance behind a range of lengths) left the whole OR
+ * of a query over several fields to be tested again on every match, which read the content's tsvector for each of its
+ * terms. `IS NOT NULL` is implied by the index's answer, and drops the condition when planned where the relation has
+ * no such values (documents' rows have no mention).
  */
 export const valueAmong = (
   sql: Sql,

@@ -13,8 +13,9 @@ export interface Compiled {
   readonly where: Fragment
   /**
    * The same condition as `where`, as tested on one record (a score's guard, a `must_not`), when `where` is written for
-   * the indexes and costs more per record: an expansion's words split among several tsqueries, or the record's row among
-   * the rows they find (ExpandedConditions.ts); a fuzzy keyword's values found once beside (PatternConditions.ts).
+   * the indexes and costs more per record: an expansion's words split among several tsqueries (tested as one, or as the
+   * record's row among the rows they find: ExpandedConditions.ts), a fuzzy keyword's values found beside the record
+   * (PatternConditions.ts).
    */
   readonly test?: Fragment
   /** The relevance of a matching record; only read when results are ordered by score. */
