@@ -336,6 +336,13 @@ describe("highlightText", () => {
     expect(highlightText(text, fuzzy("from", 2), field())).toEqual(["The <em>form</em> was sent <em>from</em> Paris. <em>Farm</em> news."])
   })
 
+  it("marks each text's own words when one query highlights several texts, whose tested words it keeps", () => {
+    const query = bool({ should: [{ _tag: "Fuzzy", field: "content", value: "from", distance: 1 }, onContent("fa*m")] })
+    for (const text of ["The form was sent from Paris.", "Farm news from the frame.", "Nothing here.", "FROM form farm"]) {
+      expect(highlightText(text, query, field())).toEqual(referenceHighlight(text, query, field()))
+    }
+  })
+
   it("counts a word cut by max_analyzed_offset whole, and ignores words starting after it", () => {
     const text = "alpha beta gamma delta. gamma again."
     const query = match("gamma delta")

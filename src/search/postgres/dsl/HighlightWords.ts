@@ -139,9 +139,28 @@ const wordFolder = (matchers: Matchers, sought: ReadonlySet<string>) => {
 const isSought = (word: string, sought: ReadonlySet<string>, prefixes: ReadonlyArray<string>) =>
   sought.has(word) || prefixes.some((prefix) => word.startsWith(prefix))
 
-/** Whether a folded word matches on its own (phrases aside); tests run once per distinct word of a text. */
-const wordMatcher = (matchers: Matchers): WordMatcher => {
-  const tested = new Map<string, boolean>()
+/** Distinct words tested, past which a query's answers are forgotten (a scroll may highlight a whole corpus with one query). */
+const maxTestedWords = 100_000
+
+/**
+ * The words tested against a query's wildcard, regexp and fuzzy tests, by field, for as long as the query is in use:
+ * the texts of a page share most of their words, and testing each text's anew took 200 ms of the 1.2 s of eight fuzzy
+ * terms' search on 100,000 documents.
+ */
+const testedWords = new WeakMap<Query, Map<string, Map<string, boolean>>>()
+
+const testedWordsOf = (query: Query, field: string) => {
+  const byField = testedWords.get(query) ?? new Map<string, Map<string, boolean>>()
+  testedWords.set(query, byField)
+  const tested = byField.get(field)
+  if (tested !== undefined && tested.size < maxTestedWords) return tested
+  const fresh = new Map<string, boolean>()
+  byField.set(field, fresh)
+  return fresh
+}
+
+/** Whether a folded word matches on its own (phrases aside); tests run once per distinct word (see `testedWords`). */
+const wordMatcher = (matchers: Matchers, tested: Map<string, boolean>): WordMatcher => {
   return (word) => {
     if (isSought(word, matchers.words, matchers.prefixes)) return true
     if (matchers.tests.length === 0) return false
@@ -158,9 +177,9 @@ export interface Found {
 }
 
 /** The matched words among those starting before `limit` (a word running across it counts whole), in order. */
-const matches = (text: string, matchers: Matchers, sought: ReadonlySet<string>, limit: number): Found => {
+const matches = (text: string, matchers: Matchers, sought: ReadonlySet<string>, limit: number, tested: Map<string, boolean>): Found => {
   const foldedWord = wordFolder(matchers, sought)
-  const matchesAlone = wordMatcher(matchers)
+  const matchesAlone = wordMatcher(matchers, tested)
   const found = { starts: new Array<number>(), ends: new Array<number>() }
   // The last few words (as many as the longest phrase has) are kept in a ring, where a phrase ending at the newest
   // word can mark the ones before it; a word leaves the ring for `found`, if marked, when a newer one takes its slot.
@@ -352,5 +371,5 @@ export const matchedWords = (text: string, query: Query, field: string, limit: n
   if (sought.size === 0 && matchers.tests.length === 0 && matchers.prefixes.length === 0) return { starts: [], ends: [] }
   return matchers.tests.length === 0 && sought.size + matchers.prefixes.length <= maxNativelySoughtWords
     ? nativeMatches(text, matchers, sought, limit)
-    : matches(text, matchers, sought, limit)
+    : matches(text, matchers, sought, limit, testedWordsOf(query, field))
 }

@@ -140,10 +140,12 @@ export const fuzzyCondition = (
       // path and mentions serve, so that the edit distance is computed on a few values instead of every record's.
       const lengthClose = (candidate: Fragment) => sql`length(${candidate}) BETWEEN ${term.length - distance} AND ${term.length + distance}`
       const within = (candidate: Fragment) => sql`(${lengthClose(candidate)} AND ${close(candidate, term)})`
-      const test = anyValue(sql, field.column, array, within)
       const besideField = fieldAt(beside)
-      if (records === undefined || array || besideField.kind !== "keyword") return Effect.succeed(constantScore(sql, test))
-      return Effect.succeed({ ...constantScore(sql, valueAmong(sql, records, field.column, besideField.column, within)), test })
+      if (records === undefined || array || besideField.kind !== "keyword")
+        return Effect.succeed(constantScore(sql, anyValue(sql, field.column, array, within)))
+      // Tested on a record too: the values found are few (a whole path within a few edits), so comparing them costs
+      // less than the length and the distance for each term and match.
+      return Effect.succeed(constantScore(sql, valueAmong(sql, records, field.column, besideField.column, within)))
     }
     case "text": {
       const term = field.normalize(value)
