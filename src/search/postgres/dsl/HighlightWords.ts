@@ -150,8 +150,8 @@ const maxTestedWords = 100_000
 const testedWords = new WeakMap<Query, Map<string, Map<string, boolean>>>()
 
 const testedWordsOf = (query: Query, field: string) => {
-  const byField = testedWords.get(query) ?? new Map<string, Map<string, boolean>>()
-  testedWords.set(query, byField)
+  let byField = testedWords.get(query)
+  if (byField === undefined) testedWords.set(query, (byField = new Map()))
   const tested = byField.get(field)
   if (tested !== undefined && tested.size < maxTestedWords) return tested
   const fresh = new Map<string, boolean>()

@@ -71,29 +71,24 @@ const recordTypes = (query: Query): ReadonlySet<string> | undefined => {
 }
 
 /**
- * What a search reads: the documents alone when its query keeps to them, which spares the planner the union of
- * record types (it then reads only the columns it needs, from an index where it can); every record type otherwise.
+ * What a search reads, aliased `r`: the documents' rows alone when its query keeps to them, which spares the planner the
+ * union of record types (it then reads only the columns it needs, from an index where it can) and gives each record
+ * its row's place; every record type otherwise.
  */
-const keepsToDocuments = (query: Query) => {
+const searchedRecords = (sql: Sql, indices: ReadonlyArray<string>, query: Query): SearchedRecords => {
   const types = recordTypes(query)
   return types !== undefined && types.size === 1 && types.has("Document")
+    ? { relation: "document_records", indices, rowPlace: sql.literal("r.row_tid") }
+    : { relation: "search_records", indices, rowPlace: undefined }
 }
-
-const recordsOf = (sql: Sql, documentsOnly: boolean) => sql.literal(documentsOnly ? "document_records" : "search_records")
 
 const aggregatedFields = (request: SearchRequest) =>
   request.aggregations.flatMap(([, agg]) => [agg.field, ...("metrics" in agg ? agg.metrics.map(([, metric]) => metric.field) : [])])
 
-/** The records a search reads, aliased `r`: documents' rows, which have a place, or every record type. */
-const searchedRecords = (sql: Sql, indices: ReadonlyArray<string>, documentsOnly: boolean): SearchedRecords =>
-  documentsOnly
-    ? { relation: "document_records", indices, rowPlace: sql.literal("r.row_tid") }
-    : { relation: "search_records", indices, rowPlace: undefined }
-
-/** The WHERE of a search: its indices and its query, over records aliased `r`. */
-export const searchScope = (sql: Sql, indices: ReadonlyArray<string>, query: Query, ranking: Ranking = "exact") =>
-  Effect.map(compileQuery(sql, query, "r", 0, true, ranking, searchedRecords(sql, indices, keepsToDocuments(query))), (compiled) => ({
-    where: sql`r.project IN ${sql.in(indices)} AND ${compiled.where}`,
+/** The WHERE of a search: its indices and its query, over its records. */
+export const searchScope = (sql: Sql, records: SearchedRecords, query: Query, ranking: Ranking = "exact") =>
+  Effect.map(compileQuery(sql, query, "r", 0, true, ranking, records), (compiled) => ({
+    where: sql`r.project IN ${sql.in(records.indices)} AND ${compiled.where}`,
     score: compiled.score,
     slack: compiled.slack ?? []
   }))
@@ -243,7 +238,8 @@ export const runSearch = (
 ): Effect.Effect<Record<string, unknown>, SearchRequestError | SqlError.SqlError> =>
   Effect.gen(function* () {
     const started = Date.now()
-    const exact = yield* searchScope(sql, indices, request.query)
+    const searched = searchedRecords(sql, indices, request.query)
+    const exact = yield* searchScope(sql, searched, request.query)
     // Without a page (facets, counts) nothing is ranked or sorted.
     const withPage = request.size > 0
     const clauses = withPage ? (request.sort ?? [{ _tag: "Score", order: "desc" }]) : []
@@ -251,15 +247,14 @@ export const runSearch = (
     // A page of the best scores is chosen from a first pass when that pass bounds some scores instead of computing them,
     // for a few words: each bounded word tests up to 40 bits of the filter in every match.
     const bestFirst = clauses[0]?._tag === "Score" && clauses[0].order === "desc"
-    const firstPass = bestFirst ? yield* searchScope(sql, indices, request.query, "firstPass") : undefined
+    const firstPass = bestFirst ? yield* searchScope(sql, searched, request.query, "firstPass") : undefined
     const twoPasses = firstPass !== undefined && firstPass.slack.length > 0 && firstPass.slack.length <= maxBoundedWords
     const scope = twoPasses ? firstPass : exact
     const keys = (yield* sortKeys(sql, clauses, sql.literal("score"))).filter((key) => key.expression !== undefined)
     const parts: ReadonlyArray<readonly [string, AggregationPart]> = yield* aggregationParts(sql, request.aggregations)
-    const documentsOnly = keepsToDocuments(request.query)
-    const records = recordsOf(sql, documentsOnly)
+    const records = sql.literal(searched.relation)
     // A document's record is found again by its row's place (a TID scan), others by index, id and path.
-    const byRowPlace = twoPasses && documentsOnly
+    const byRowPlace = twoPasses && searched.rowPlace !== undefined
     const sameRecord = byRowPlace
       ? sql`r.row_tid = m.row_tid`
       : sql`r.project = m.project AND r.id = m.id AND r.path IS NOT DISTINCT FROM m.path`
@@ -310,8 +305,8 @@ export const runSearch = (
 /** `_count`: the number of records a query matches. */
 export const runCount = (sql: Sql, indices: ReadonlyArray<string>, query: Query) =>
   Effect.gen(function* () {
-    const scope = yield* searchScope(sql, indices, query)
-    const records = recordsOf(sql, keepsToDocuments(query))
-    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM ${records} r WHERE ${scope.where}`
+    const searched = searchedRecords(sql, indices, query)
+    const scope = yield* searchScope(sql, searched, query)
+    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM ${sql.literal(searched.relation)} r WHERE ${scope.where}`
     return { count: rows[0]?.count ?? 0, _shards: { total: indices.length, successful: indices.length, skipped: 0, failed: 0 } }
   })
