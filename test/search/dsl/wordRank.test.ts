@@ -1,10 +1,11 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, Statement } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { DocumentIndex } from "../../../src/search/DocumentIndex.ts"
 import { PostgresDocumentIndex } from "../../../src/search/postgres/PostgresDocumentIndex.ts"
 import { compileQuery } from "../../../src/search/postgres/dsl/Compile.ts"
 import { makePostgresSearchBackend } from "../../../src/search/postgres/PostgresSearchBackend.ts"
+import { SearchBackend } from "../../../src/search/SearchBackend.ts"
 import { testDatabase } from "../../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../../helpers/databases.ts"
 import { textDocument } from "../../helpers/marks.ts"
@@ -50,6 +51,11 @@ const documents = [
   ...[1, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 8, 9, 12].map((count, index) => {
     const id = `omega-${String(index).padStart(2, "0")}`
     return textDocument(id, `/data/${id}.txt`, `${"omega ".repeat(count)}tail`)
+  }),
+  // For the first round of ranking: a word held twice in more documents than a page holds, and once in many more.
+  ...Array.from({ length: 120 }, (_, index) => {
+    const id = `zeta-${String(index).padStart(3, "0")}`
+    return textDocument(id, `/data/${id}.txt`, index < 30 ? "zeta zeta" : "zeta")
   })
 ]
 
@@ -222,6 +228,42 @@ for (const database of databaseKinds) {
           const byPath = [...best].sort(([a, x], [b, y]) => y - x || byId(`/data/${a}.txt`, `/data/${b}.txt`))
           const sort = [{ _score: { order: "desc" } }, { path: { order: "asc" } }]
           expectPage(yield* pageOf({ from: 3, size: 4, sort, query: match("omega") }), byPath.slice(3, 7))
+        })
+      )
+
+      it.effect("only records whose rank a first pass bounds are ranked again, however few they are", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const backend = yield* SearchBackend
+          const sort = [{ _score: { order: "desc" } }, { path: { order: "asc" } }]
+          const body = { size: 25, sort, query: match("zeta") }
+          const statements: Array<readonly [string, ReadonlyArray<unknown>]> = []
+          const response = yield* backend
+            .handle({ method: "POST", path: `${project}/_search`, query: new URLSearchParams(), body })
+            .pipe(
+              Statement.withTransformer((statement) =>
+                Effect.sync(() => void statements.push(statement.compile())).pipe(Effect.as(statement))
+              )
+            )
+          // Documents holding the word twice, by path.
+          const hits = (response.body as { hits: { hits: ReadonlyArray<{ _id: string }> } }).hits.hits.map((hit) => hit._id)
+          expect(hits).toEqual(Array.from({ length: 25 }, (_, index) => `zeta-${String(index).padStart(3, "0")}`))
+          const [text, parameters] = statements.find(([text]) => text.includes("ranked AS MATERIALIZED"))!
+          const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, parameters as Array<never>)
+          const explained = Object.values(rows[0]!)[0]
+          interface Node {
+            readonly "Subplan Name"?: string
+            readonly "Actual Rows": number
+            readonly Plans?: ReadonlyArray<Node>
+          }
+          const nodes = (node: Node): ReadonlyArray<Node> => [node, ...(node.Plans ?? []).flatMap(nodes)]
+          const plan = ((typeof explained === "string" ? JSON.parse(explained) : explained) as ReadonlyArray<{ Plan: Node }>)[0]!.Plan
+          const ranked = nodes(plan).find((node) => node["Subplan Name"] === "CTE ranked")!
+          // The 30 repeats, and at most a few the filter lets through by chance: the 90 others hold the word once, their
+          // lower bound is their rank, and it is below the page's (fewer than four pages' worth of repeats took all 120
+          // through the ranking).
+          expect(ranked["Actual Rows"]).toBeGreaterThanOrEqual(30)
+          expect(ranked["Actual Rows"]).toBeLessThan(40)
         })
       )
 

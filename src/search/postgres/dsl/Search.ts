@@ -128,13 +128,16 @@ const pageSelect = (sql: Sql, source: string, keys: ReadonlyArray<SortKey>, from
 
 /**
  * The records that can reach a page ranked by score, when `matched` holds a first pass's lower bounds (`score`) and
- * by how much each may fall short (`slack`), with their exact scores. The records of the highest upper bounds are
- * ranked first, four times as many as the page ends after (ties included): a common word's highest tiers hold mostly
- * documents its filter lets through by chance (47 of 29,647 matches for a word held at most 15 times), whose exact
- * scores are low. Every record of the page scores at least the page's lowest score among the exact scores and the
- * others' lower bounds (the bar), so of the others only those whose upper bound reaches the bar are ranked then. An
- * exact score is computed again on the record where its slack is not 0, found again by `sameRecord`. The margin
- * covers rounding.
+ * by how much each may fall short (`slack`), with their exact scores. A record without slack is exact already. Of the
+ * others, those of the highest upper bounds are ranked first, four times as many as the page ends after (ties
+ * included): a common word's highest tiers hold mostly documents its filter lets through by chance (47 of 29,647
+ * matches for a word held at most 15 times), whose exact scores are low. Every record of the page scores at least the
+ * page's lowest score among those exact scores and the other records' lower bounds (the bar), so of the others only
+ * those whose upper bound reaches that bar are ranked then. Records without slack take no part in the first round:
+ * where fewer than four pages' worth have a slack, the round's bound would otherwise fall to the score of a word found
+ * once and take every match into it, ranked or not (2,223 records through each later step for a medium word whose 89
+ * repeats are all a page needs). An exact score is computed again on the record, found again by `sameRecord`. The
+ * margin covers rounding.
  */
 const rankedCandidates = (
   sql: Sql,
@@ -148,20 +151,21 @@ const rankedCandidates = (
   const columns = sql.csv([sql`m.project`, sql`m.id`, sql`m.path`, ...sortValues])
   const exactly = sql`CASE WHEN m.slack = 0 THEN m.score ELSE (SELECT max((${exactScore})::float8) FROM ${records} r WHERE ${sameRecord}) END`
   const upper = sql`m.score + m.slack`
+  const firstRound = sql`coalesce(m.slack > 0 AND ${upper} >= (SELECT upper FROM top_bound), false)`
   return sql`top_bound AS (
-    SELECT min(t.upper) AS upper FROM (SELECT ${upper} AS upper FROM matched m ORDER BY 1 DESC LIMIT ${4 * pageEnd}) t
+    SELECT min(t.upper) AS upper FROM (SELECT ${upper} AS upper FROM matched m WHERE m.slack > 0 ORDER BY 1 DESC LIMIT ${4 * pageEnd}) t
   ),
-  ranked_top AS MATERIALIZED (SELECT ${columns}, ${exactly} AS score FROM matched m WHERE ${upper} >= (SELECT upper FROM top_bound)),
+  ranked_top AS MATERIALIZED (SELECT ${columns}, ${exactly} AS score FROM matched m WHERE ${firstRound}),
   bar AS (
     SELECT min(t.score) AS score FROM (
-      SELECT s.score FROM (SELECT score FROM ranked_top UNION ALL SELECT m.score FROM matched m WHERE ${upper} < (SELECT upper FROM top_bound)) s
+      SELECT s.score FROM (SELECT score FROM ranked_top UNION ALL SELECT m.score FROM matched m WHERE NOT ${firstRound}) s
       ORDER BY 1 DESC LIMIT ${pageEnd}) t
   ),
   ranked AS MATERIALIZED (
     SELECT * FROM ranked_top
     UNION ALL
     SELECT ${columns}, ${exactly} FROM matched m
-    WHERE ${upper} < (SELECT upper FROM top_bound) AND ${upper} >= (SELECT score - 1e-6 * (1 + abs(score)) FROM bar)
+    WHERE NOT ${firstRound} AND ${upper} >= (SELECT score - 1e-6 * (1 + abs(score)) FROM bar)
   )`
 }
 
