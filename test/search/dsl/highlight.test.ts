@@ -238,6 +238,22 @@ describe("highlightText", () => {
     expect(highlighted).toBeGreaterThan(100)
   })
 
+  it("takes a text without a unit a sentence end starts with as one sentence, as the reference does", () => {
+    const random = seeded(20_261_128)
+    const unpunctuated = separators.filter((separator) => !/[.!?\n]/.test(separator))
+    let highlighted = 0
+    for (let i = 0; i < 100; i++) {
+      let text = ""
+      for (const target = below(random, 40_000); text.length < target;) text += pick(random, vocabulary) + pick(random, unpunctuated)
+      const query = randomClause(random, "content")
+      const options = { ...randomField(random, text), fragmentSize: pick(random, [50, 280, 1_500]) }
+      const expected = referenceHighlight(text, query, options)
+      expect({ i, query, options, fragments: highlightText(text, query, options) }).toEqual({ i, query, options, fragments: expected })
+      if (expected.some((fragment) => fragment.includes("<em>"))) highlighted++
+    }
+    expect(highlighted).toBeGreaterThan(30)
+  })
+
   it("starts a far match's passage at its sentence's start, wherever that lies before it", () => {
     const options = field({ fragmentSize: 2_000, numberOfFragments: 1 })
     const query = match("fox")

@@ -27,6 +27,13 @@ const boundaryEndFrom = (text: string, from: number) => {
   return sentenceBoundary.exec(text) === null ? undefined : sentenceBoundary.lastIndex
 }
 
+/**
+ * Whether a sentence boundary can start anywhere in `text`: `.`, `!`, `?` or a line break, each looked for natively.
+ * The expression alone crossed a text without them unit by unit to find no boundary (0.7 ms a search on pages of
+ * generated documents, which hold none).
+ */
+const mayHoldBoundary = (text: string) => [".", "!", "?", "\n"].some((unit) => text.includes(unit))
+
 /** A unit a sentence boundary can hold: where the unit before a place is none of these, no boundary runs across it. */
 const boundaryUnit = /[.!?"')\]\s]/
 
@@ -47,9 +54,10 @@ const lookBehind = 1_024
  */
 const sentenceEnds = (text: string, scopeEnd: number) => {
   const scope = text.slice(0, scopeEnd)
-  const ends: Array<number> = []
+  // Without a unit a boundary starts with, the text is one sentence.
+  let searched = !mayHoldBoundary(scope)
+  const ends: Array<number> = searched ? [text.length] : []
   let searchFrom = 0
-  let searched = false
   let first = 0 // the index of the first end after the last match asked about
   const findNext = () => {
     const end = boundaryEndFrom(scope, searchFrom)
