@@ -50,12 +50,21 @@ const filterValue = (value: Json, path: string, filter: CompiledFilter, included
   return included ? value : undefined
 }
 
+/** A glob naming one field at the top of the source: no wildcard, no dot. */
+const topLevelName = /^[^*.]+$/
+
 export const filterSource = (source: Readonly<Record<string, Json>>, filter: SourceFilter): Json => {
   if (filter._tag === "None") return source
   const includes = filter.includes.filter((glob) => glob !== "")
+  // The client's filter (everything but the content): such an exclude can only name a top-level field, so the source is
+  // kept as it is without those fields, and nothing below them is walked.
+  const excludes = filter.excludes.filter((glob) => glob !== "")
+  if (includes.every((glob) => glob === "*") && excludes.every((glob) => topLevelName.test(glob))) {
+    return Object.fromEntries(Object.entries(source).filter(([key, value]) => value !== undefined && !excludes.includes(key)))
+  }
   const compiled: CompiledFilter = {
     includes: includes.map((glob) => ({ glob, regexp: globToRegExp(glob) })),
-    excludes: filter.excludes.filter((glob) => glob !== "").map(globToRegExp)
+    excludes: excludes.map(globToRegExp)
   }
   return filterValue(source, "", compiled, includes.length === 0)
 }
