@@ -52,6 +52,17 @@ const documents = [
     const id = `omega-${String(index).padStart(2, "0")}`
     return textDocument(id, `/data/${id}.txt`, `${"omega ".repeat(count)}tail`)
   }),
+  // For several words any of which matches: each held from none to five times beside the other, three of them too.
+  ...[0, 1, 2, 3, 5].flatMap((mu) =>
+    [0, 1, 2, 5].flatMap((nu) =>
+      mu + nu === 0
+        ? []
+        : [
+            textDocument(`munu-${mu}-${nu}`, `/data/munu-${mu}-${nu}.txt`, `${"mu ".repeat(mu)}${"nu ".repeat(nu)}tail`),
+            textDocument(`munuxi-${mu}-${nu}`, `/data/munuxi-${mu}-${nu}.txt`, `${"mu ".repeat(mu)}xi ${"nu ".repeat(nu)}tail`)
+          ]
+    )
+  ),
   // For the first round of ranking: a word held twice in more documents than a page holds, and once in many more.
   ...Array.from({ length: 120 }, (_, index) => {
     const id = `zeta-${String(index).padStart(3, "0")}`
@@ -264,6 +275,34 @@ for (const database of databaseKinds) {
           // through the ranking).
           expect(ranked["Actual Rows"]).toBeGreaterThanOrEqual(30)
           expect(ranked["Actual Rows"]).toBeLessThan(40)
+        })
+      )
+
+      it.effect("several words any of which matches rank as ts_rank of the whole content, and page as the exact ranks", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          // Documents' rows alone (the type required), where a first pass bounds such words.
+          const onDocuments = (query: unknown) => ({ bool: { must: [query], filter: [{ term: { type: "Document" } }] } })
+          for (const text of ["mu nu", "nu mu xi"]) {
+            const tsquery = text.split(" ").join(" | ")
+            const rows = yield* sql<{ id: string; rank: number }>`
+              SELECT id, ts_rank(content_tsv, ${tsquery}::tsquery)::float8 AS rank FROM documents
+              WHERE project = ${project} AND content_tsv @@ ${tsquery}::tsquery`
+            const exact = rows.map((row) => [row.id, row.rank] as const).sort(([a, x], [b, y]) => y - x || byId(a, b))
+            // Every mix of counts ranks apart from the others but for the words' symmetry.
+            expect(new Set(exact.map(([, rank]) => rank)).size).toBeGreaterThan(text === "mu nu" ? 10 : 15)
+            yield* expectScores(onDocuments(match(text)), new Map(exact))
+            for (const size of [1, 2, 3, 5]) {
+              for (let from = 0; from < exact.length; from += size) {
+                const page = yield* pageOf({ from, size, query: onDocuments(match(text)) })
+                expect(
+                  page.map(([id]) => id),
+                  `${text} ${from} ${size}`
+                ).toEqual(exact.slice(from, from + size).map(([id]) => id))
+                page.forEach(([id, score], index) => expect(score, id).toBe(exact[from + index]![1]))
+              }
+            }
+          }
         })
       )
 

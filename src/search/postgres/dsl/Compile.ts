@@ -107,7 +107,8 @@ const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field, al
       where: compiled.where,
       ...(compiled.test === undefined ? {} : { test: compiled.test }),
       score: compiled.scoreWhenMatched,
-      ...(compiled.slack === undefined ? {} : { slack: compiled.slack })
+      ...(compiled.slack === undefined ? {} : { slack: compiled.slack }),
+      ...(compiled.relations === undefined ? {} : { relations: compiled.relations })
     })
   if (!isAnyWordQuery(query, field)) return scored(compiled)
   return scored({ ...compiled, score: sql`coalesce(${compiled.score}, 0)` }, true)
@@ -177,8 +178,15 @@ export const compileQuery = (
         const onlyAnyShould = must.length + filter.length + mustNot.length === 0 && required === 1 && !alwaysMatched
         // The scores added are the must and should clauses', so are their shortfalls.
         const slack = [...must, ...should].flatMap((clause) => clause.slack ?? [])
+        const relations = [...must, ...filter, ...should, ...mustNot].flatMap((clause) => clause.relations ?? [])
         return scored(
-          { where: condition((clause) => clause.where), ...(tested ? { test: condition(testOf) } : {}), score: sum(sql, scores), slack },
+          {
+            where: condition((clause) => clause.where),
+            ...(tested ? { test: condition(testOf) } : {}),
+            score: sum(sql, scores),
+            slack,
+            ...(relations.length === 0 ? {} : { relations })
+          },
           onlyAnyShould
         )
       }
@@ -196,7 +204,7 @@ export const compileQuery = (
         const target = field(query.field)
         const compiled =
           target.kind === "text"
-            ? yield* textMatch(sql, target, query.text, query.operator, ranking)
+            ? yield* textMatch(sql, target, query.text, query.operator, ranking, records)
             : yield* exactValues(sql, target, [query.text], false)
         return rankOrZero(sql, leafOn(target, compiled), query, target, alwaysMatched)
       }

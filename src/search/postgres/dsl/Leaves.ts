@@ -6,9 +6,9 @@ import { expandedOr } from "./ExpandedConditions.ts"
 import { rangeExpansion } from "./Expansion.ts"
 import type { Field } from "./Fields.ts"
 import { parseDate, queryShardError } from "./Patterns.ts"
-import type { SearchedRecords } from "./SearchedRecords.ts"
+import { beside, rowAmongRelation, rowsHolding, type SearchedRecords, wordRows } from "./SearchedRecords.ts"
 import { anyOrAllQuery, isIndexableWord, phraseQuery, words } from "./Text.ts"
-import { type Compiled, constantScore, falseCondition, type Ranking, textQuery, wordQuery } from "./TextQueries.ts"
+import { anyWordFirstPass, type Compiled, constantScore, falseCondition, type Ranking, textQuery, wordQuery } from "./TextQueries.ts"
 
 /** SQL conditions of the field-level queries, one function per query kind, dispatched on the field's type. */
 
@@ -104,7 +104,9 @@ export const termsCondition = (
         const found = values.length === 1 && termWords.length === 1 && termWords[0] === term && isIndexableWord(term)
         // Ranked exactly: a first pass gains most on the client's searches, which are words, not terms.
         if (!found)
-          return values.length === 1 ? falseCondition(sql) : yield* textMatch(sql, field, values.map(String).join(" "), "or", "exact")
+          return values.length === 1
+            ? falseCondition(sql)
+            : yield* textMatch(sql, field, values.map(String).join(" "), "or", "exact", undefined)
         return wordQuery(sql, field, term, "exact")
       }
       case "unknown":
@@ -112,14 +114,41 @@ export const termsCondition = (
     }
   })
 
-/** Analysed text on a text field: its words joined by `operator`. */
-export const textMatch = (sql: Sql, field: TextField, text: string, operator: "and" | "or", ranking: Ranking) => {
+/** Distinct words past which several words any of which matches are ranked in one pass (each tests its filter's bits). */
+const maxWordsInFirstPass = 8
+
+/**
+ * Analysed text on a text field: its words joined by `operator`. In a first pass over documents' rows, distinct words
+ * any of which matches are bounded without reading a tsvector, each word's presence found beside the record
+ * (`anyWordFirstPass`).
+ */
+export const textMatch = (
+  sql: Sql,
+  field: TextField,
+  text: string,
+  operator: "and" | "or",
+  ranking: Ranking,
+  records: SearchedRecords | undefined
+) => {
   const terms = words(field.normalize(text))
   const usable = terms.filter(isIndexableWord)
   if (usable.length === 0 || (operator === "and" && usable.length < terms.length)) return Effect.succeed(falseCondition(sql))
-  return Effect.succeed(
-    usable.length === 1 ? wordQuery(sql, field, usable[0]!, ranking) : textQuery(sql, field, anyOrAllQuery(usable, operator))
-  )
+  if (usable.length === 1) return Effect.succeed(wordQuery(sql, field, usable[0]!, ranking))
+  const distinct = new Set(usable).size === usable.length && usable.length <= maxWordsInFirstPass
+  const stored = field.outOfRow
+  if (operator === "or" && ranking === "firstPass" && distinct && records?.rowPlace !== undefined && stored !== undefined) {
+    const rowPlace = records.rowPlace
+    const relations = usable.map((word) => {
+      const rows = rowsHolding(stored.column, word)
+      return [
+        rows,
+        wordRows(sql, records, sql`${sql.literal(`${beside}.${stored.column}`)} @@ ${anyOrAllQuery([word], "or")}::tsquery`)
+      ] as const
+    })
+    const present = relations.map(([rows]) => rowAmongRelation(sql, rowPlace, rows))
+    return Effect.succeed(anyWordFirstPass(sql, field, usable, present, relations))
+  }
+  return Effect.succeed(textQuery(sql, field, anyOrAllQuery(usable, operator)))
 }
 
 export const phraseMatch = (sql: Sql, field: TextField, text: string, slop: number, ranking: Ranking) => {

@@ -90,8 +90,13 @@ export const searchScope = (sql: Sql, records: SearchedRecords, query: Query, ra
   Effect.map(compileQuery(sql, query, "r", 0, true, ranking, records), (compiled) => ({
     where: sql`r.project IN ${sql.in(records.indices)} AND ${compiled.where}`,
     score: compiled.score,
-    slack: compiled.slack ?? []
+    slack: compiled.slack ?? [],
+    relations: compiled.relations ?? []
   }))
+
+/** The relations a scope reads beside its records, each once (the same name is the same relation). */
+const relationsOf = (sql: Sql, relations: ReadonlyArray<readonly [string, Statement.Fragment]>) =>
+  [...new Map(relations).entries()].map(([name, definition]) => sql`${sql.literal(name)} AS MATERIALIZED (${definition}), `)
 
 const totalCount = (sql: Sql, track: boolean | number) =>
   track === false
@@ -269,7 +274,7 @@ export const runSearch = (
       ...keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql`${key.expression!} AS ${sql.literal(`s${index}`)}`]))
     ]
     const rows = yield* sql<Record<string, unknown>>`
-      WITH matched AS MATERIALIZED (
+      WITH ${sql.join("", false)(relationsOf(sql, scope.relations))}matched AS MATERIALIZED (
         SELECT ${columns.length === 0 ? sql.literal("1 AS found") : sql.csv(columns)}
         FROM ${records} r WHERE ${scope.where}
       )${twoPasses ? sql`, ${rankedCandidates(sql, records, sameRecord, exact.score, keys, request.from + request.size)}` : sql``}

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import type { Statement } from "@effect/sql"
 
 type Fragment = Statement.Fragment
@@ -26,6 +27,21 @@ export const beside = "x"
 export const rowAmong = (sql: Sql, records: SearchedRecords, rowPlace: Fragment, condition: Fragment) =>
   sql`${rowPlace} IN (SELECT ${sql.literal(`${beside}.row_tid`)} FROM document_records ${sql.literal(beside)}
     WHERE ${sql.literal(`${beside}.project`)} IN ${sql.in(records.indices)} AND ${condition})`
+
+/**
+ * The name of the relation of the documents' rows whose `column` holds `word`, the same wherever a statement asks for
+ * them: the word's MD5, as a word may hold any letter, and an identifier is at most 63 bytes.
+ */
+export const rowsHolding = (column: string, word: string) => `rows_${column}_${createHash("md5").update(word, "utf8").digest("hex")}`
+
+/** The documents' rows `condition` (written for the alias `beside`) holds for, as a relation's definition. */
+export const wordRows = (sql: Sql, records: SearchedRecords, condition: Fragment) =>
+  sql`SELECT ${sql.literal(`${beside}.row_tid`)} FROM document_records ${sql.literal(beside)}
+    WHERE ${sql.literal(`${beside}.project`)} IN ${sql.in(records.indices)} AND ${condition}`
+
+/** The tested record's row among the rows of a relation written once for the statement (see `Compiled.relations`). */
+export const rowAmongRelation = (sql: Sql, rowPlace: Fragment, relation: string) =>
+  sql`${rowPlace} IN (SELECT row_tid FROM ${sql.literal(relation)})`
 
 /**
  * A condition on a single-valued column as one of the values of the searched records it holds for (`columnBeside` is
