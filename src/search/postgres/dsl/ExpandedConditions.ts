@@ -2,7 +2,7 @@ import type { Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { anyWordQuery, type Expansion, lookupExpansion } from "./Expansion.ts"
 import type { Field } from "./Fields.ts"
-import { beside, rowAmong, type SearchedRecords } from "./SearchedRecords.ts"
+import { beside, rowAmong, rowsHolding, rowsWhere, type SearchedRecords } from "./SearchedRecords.ts"
 import { type Compiled, constantScore, falseCondition } from "./TextQueries.ts"
 
 type Fragment = Statement.Fragment
@@ -23,8 +23,8 @@ const wordsPerIndexedQuery = 32
  * Each tsquery is a sub-select, whose value the planner does not see: estimated from hundreds of words, a wildcard
  * seemed to match most documents, and the search read every document's tsvector instead of the index (8 s for the
  * wildcard above). Tested on one record, the words are one tsquery, so that the tsvector is read once; on documents'
- * rows, whose tsvector is stored out of the row, the record's row is looked for among the rows the index finds, so
- * that it is not read at all.
+ * rows, whose tsvector is stored out of the row, the record's row is looked for among the rows the index finds (a
+ * relation of the statement, read once however many clauses test it), so that it is not read at all.
  */
 export const expandedOr = (
   sql: Sql,
@@ -46,8 +46,13 @@ export const expandedOr = (
     const where = onRecord.length === 1 ? onRecord[0]! : sql`(${sql.or(onRecord)})`
     const stored = field.outOfRow
     if (records?.rowPlace !== undefined && stored !== undefined) {
+      const rows = rowsHolding(stored.column, found)
       const matchedBeside = sql`(${sql.or(pieces(sql.literal(`${beside}.${stored.column}`)))})`
-      return { ...constantScore(sql, where), test: rowAmong(sql, records, records.rowPlace, matchedBeside) }
+      return {
+        ...constantScore(sql, where),
+        test: rowAmong(sql, records.rowPlace, rows),
+        relations: [[rows, rowsWhere(sql, records, matchedBeside)]]
+      }
     }
     return onRecord.length === 1 ? constantScore(sql, where) : { ...constantScore(sql, where), test: matches(field.tsvector, found) }
   })

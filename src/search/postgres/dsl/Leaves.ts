@@ -6,7 +6,7 @@ import { expandedOr } from "./ExpandedConditions.ts"
 import { rangeExpansion } from "./Expansion.ts"
 import type { Field } from "./Fields.ts"
 import { parseDate, queryShardError } from "./Patterns.ts"
-import { beside, rowAmongRelation, rowsHolding, type SearchedRecords, wordRows } from "./SearchedRecords.ts"
+import { beside, rowAmong, rowsHolding, rowsWhere, type SearchedRecords } from "./SearchedRecords.ts"
 import { anyOrAllQuery, isIndexableWord, phraseQuery, words } from "./Text.ts"
 import { anyWordFirstPass, type Compiled, constantScore, falseCondition, type Ranking, textQuery, wordQuery } from "./TextQueries.ts"
 
@@ -139,13 +139,10 @@ export const textMatch = (
   if (operator === "or" && ranking === "firstPass" && distinct && records?.rowPlace !== undefined && stored !== undefined) {
     const rowPlace = records.rowPlace
     const relations = usable.map((word) => {
-      const rows = rowsHolding(stored.column, word)
-      return [
-        rows,
-        wordRows(sql, records, sql`${sql.literal(`${beside}.${stored.column}`)} @@ ${anyOrAllQuery([word], "or")}::tsquery`)
-      ] as const
+      const holding = sql`${sql.literal(`${beside}.${stored.column}`)} @@ ${anyOrAllQuery([word], "or")}::tsquery`
+      return [rowsHolding(stored.column, [word]), rowsWhere(sql, records, holding)] as const
     })
-    const present = relations.map(([rows]) => rowAmongRelation(sql, rowPlace, rows))
+    const present = relations.map(([rows]) => rowAmong(sql, rowPlace, rows))
     return Effect.succeed(anyWordFirstPass(sql, field, usable, present, relations))
   }
   return Effect.succeed(textQuery(sql, field, anyOrAllQuery(usable, operator)))

@@ -94,9 +94,9 @@ export const searchScope = (sql: Sql, records: SearchedRecords, query: Query, ra
     relations: compiled.relations ?? []
   }))
 
-/** The relations a scope reads beside its records, each once (the same name is the same relation). */
+/** The relations a statement's scopes read beside their records, each once (the same name is the same relation). */
 const relationsOf = (sql: Sql, relations: ReadonlyArray<readonly [string, Statement.Fragment]>) =>
-  [...new Map(relations).entries()].map(([name, definition]) => sql`${sql.literal(name)} AS MATERIALIZED (${definition}), `)
+  [...new Map(relations).entries()].map(([name, definition]) => sql`${sql.literal(name)} AS MATERIALIZED (${definition})`)
 
 const totalCount = (sql: Sql, track: boolean | number) =>
   track === false
@@ -273,8 +273,10 @@ export const runSearch = (
       ...(twoPasses ? [sql`(${sql.join(" + ", false)(scope.slack)})::float8 AS slack`] : []),
       ...keys.flatMap((key, index) => (key.kind === "score" ? [] : [sql`${key.expression!} AS ${sql.literal(`s${index}`)}`]))
     ]
+    // The relations the conditions and scores read beside the records (the exact scores' too, for the candidates).
+    const besides = relationsOf(sql, [...scope.relations, ...(twoPasses ? exact.relations : [])])
     const rows = yield* sql<Record<string, unknown>>`
-      WITH ${sql.join("", false)(relationsOf(sql, scope.relations))}matched AS MATERIALIZED (
+      WITH ${besides.length === 0 ? sql`` : sql`${sql.csv(besides)}, `}matched AS MATERIALIZED (
         SELECT ${columns.length === 0 ? sql.literal("1 AS found") : sql.csv(columns)}
         FROM ${records} r WHERE ${scope.where}
       )${twoPasses ? sql`, ${rankedCandidates(sql, records, sameRecord, exact.score, keys, request.from + request.size)}` : sql``}
@@ -316,6 +318,10 @@ export const runCount = (sql: Sql, indices: ReadonlyArray<string>, query: Query)
   Effect.gen(function* () {
     const searched = searchedRecords(sql, indices, query)
     const scope = yield* searchScope(sql, searched, query)
-    const rows = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM ${sql.literal(searched.relation)} r WHERE ${scope.where}`
+    const relations = relationsOf(sql, scope.relations)
+    const rows = yield* sql<{
+      count: number
+    }>`${relations.length === 0 ? sql`` : sql`WITH ${sql.csv(relations)} `}SELECT count(*)::int AS count
+      FROM ${sql.literal(searched.relation)} r WHERE ${scope.where}`
     return { count: rows[0]?.count ?? 0, _shards: { total: indices.length, successful: indices.length, skipped: 0, failed: 0 } }
   })

@@ -19,28 +19,24 @@ export interface SearchedRecords {
 export const beside = "x"
 
 /**
- * A condition on the tested record as the membership of its row among the documents' rows `condition` (written for the
- * alias `beside`) holds for: a hashed sub-plan, found once for the statement through the condition's index. Eight
- * fuzzy terms over the default fields tested each match's tsvector once for each term's score and again in the OR of
- * the terms, decompressing it each time: 1,064,698 buffers for 16,858 matches of 20,000 documents, 15,244 with this.
+ * The name of the relation of the documents' rows whose `column` holds one of `words`, the same wherever a statement
+ * asks for them: an MD5 of the words, as a word may hold any letter, and an identifier is at most 63 bytes.
  */
-export const rowAmong = (sql: Sql, records: SearchedRecords, rowPlace: Fragment, condition: Fragment) =>
-  sql`${rowPlace} IN (SELECT ${sql.literal(`${beside}.row_tid`)} FROM document_records ${sql.literal(beside)}
-    WHERE ${sql.literal(`${beside}.project`)} IN ${sql.in(records.indices)} AND ${condition})`
-
-/**
- * The name of the relation of the documents' rows whose `column` holds `word`, the same wherever a statement asks for
- * them: the word's MD5, as a word may hold any letter, and an identifier is at most 63 bytes.
- */
-export const rowsHolding = (column: string, word: string) => `rows_${column}_${createHash("md5").update(word, "utf8").digest("hex")}`
+export const rowsHolding = (column: string, words: ReadonlyArray<string>) =>
+  `rows_${column}_${createHash("md5").update(words.join(" "), "utf8").digest("hex")}`
 
 /** The documents' rows `condition` (written for the alias `beside`) holds for, as a relation's definition. */
-export const wordRows = (sql: Sql, records: SearchedRecords, condition: Fragment) =>
+export const rowsWhere = (sql: Sql, records: SearchedRecords, condition: Fragment) =>
   sql`SELECT ${sql.literal(`${beside}.row_tid`)} FROM document_records ${sql.literal(beside)}
     WHERE ${sql.literal(`${beside}.project`)} IN ${sql.in(records.indices)} AND ${condition}`
 
-/** The tested record's row among the rows of a relation written once for the statement (see `Compiled.relations`). */
-export const rowAmongRelation = (sql: Sql, rowPlace: Fragment, relation: string) =>
+/**
+ * A condition on the tested record as the membership of its row among the rows of a relation the statement writes once
+ * (see `Compiled.relations`), which the index fills: a hashed sub-plan. Eight fuzzy terms over the default fields
+ * tested each match's tsvector once for each term's score and again in the OR of the terms, decompressing it each
+ * time: 1,064,698 buffers for 16,858 matches of 20,000 documents, 15,244 with this.
+ */
+export const rowAmong = (sql: Sql, rowPlace: Fragment, relation: string) =>
   sql`${rowPlace} IN (SELECT row_tid FROM ${sql.literal(relation)})`
 
 /**
