@@ -319,9 +319,8 @@ export const runCount = (sql: Sql, indices: ReadonlyArray<string>, query: Query)
     const searched = searchedRecords(sql, indices, query)
     const scope = yield* searchScope(sql, searched, query)
     const relations = relationsOf(sql, scope.relations)
-    const rows = yield* sql<{
-      count: number
-    }>`${relations.length === 0 ? sql`` : sql`WITH ${sql.csv(relations)} `}SELECT count(*)::int AS count
+    const besides = relations.length === 0 ? sql`` : sql`WITH ${sql.csv(relations)} `
+    const rows = yield* sql<{ count: number }>`${besides}SELECT count(*)::int AS count
       FROM ${sql.literal(searched.relation)} r WHERE ${scope.where}`
     return { count: rows[0]?.count ?? 0, _shards: { total: indices.length, successful: indices.length, skipped: 0, failed: 0 } }
   })
