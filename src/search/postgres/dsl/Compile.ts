@@ -102,14 +102,10 @@ const leafOn = (field: Field, compiled: Compiled): Compiled =>
  * leaf holds for every record scored, its score where matched.
  */
 const rankOrZero = (sql: Sql, compiled: Compiled, query: Query, field: Field, alwaysMatched: boolean): Scored => {
-  if (alwaysMatched && compiled.scoreWhenMatched !== undefined)
-    return scored({
-      where: compiled.where,
-      ...(compiled.test === undefined ? {} : { test: compiled.test }),
-      score: compiled.scoreWhenMatched,
-      ...(compiled.slack === undefined ? {} : { slack: compiled.slack }),
-      ...(compiled.relations === undefined ? {} : { relations: compiled.relations })
-    })
+  if (alwaysMatched && compiled.scoreWhenMatched !== undefined) {
+    const { scoreWhenMatched, ...rest } = compiled
+    return scored({ ...rest, score: scoreWhenMatched })
+  }
   if (!isAnyWordQuery(query, field)) return scored(compiled)
   return scored({ ...compiled, score: sql`coalesce(${compiled.score}, 0)` }, true)
 }

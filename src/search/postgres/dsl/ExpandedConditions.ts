@@ -2,7 +2,7 @@ import type { Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { anyWordQuery, type Expansion, lookupExpansion } from "./Expansion.ts"
 import type { Field } from "./Fields.ts"
-import { beside, rowAmong, rowsHolding, rowsWhere, type SearchedRecords } from "./SearchedRecords.ts"
+import { rowAmong, rowsHolding, type SearchedRecords } from "./SearchedRecords.ts"
 import { type Compiled, constantScore, falseCondition } from "./TextQueries.ts"
 
 type Fragment = Statement.Fragment
@@ -46,13 +46,8 @@ export const expandedOr = (
     const where = onRecord.length === 1 ? onRecord[0]! : sql`(${sql.or(onRecord)})`
     const stored = field.outOfRow
     if (records?.rowPlace !== undefined && stored !== undefined) {
-      const rows = rowsHolding(stored.column, found)
-      const matchedBeside = sql`(${sql.or(pieces(sql.literal(`${beside}.${stored.column}`)))})`
-      return {
-        ...constantScore(sql, where),
-        test: rowAmong(sql, records.rowPlace, rows),
-        relations: [[rows, rowsWhere(sql, records, matchedBeside)]]
-      }
+      const rows = rowsHolding(sql, records, stored.column, found, (column) => sql`(${sql.or(pieces(column))})`)
+      return { ...constantScore(sql, where), test: rowAmong(sql, records.rowPlace, rows[0]), relations: [rows] }
     }
     return onRecord.length === 1 ? constantScore(sql, where) : { ...constantScore(sql, where), test: matches(field.tsvector, found) }
   })

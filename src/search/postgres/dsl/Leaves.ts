@@ -6,7 +6,7 @@ import { expandedOr } from "./ExpandedConditions.ts"
 import { rangeExpansion } from "./Expansion.ts"
 import type { Field } from "./Fields.ts"
 import { parseDate, queryShardError } from "./Patterns.ts"
-import { beside, rowAmong, rowsHolding, rowsWhere, type SearchedRecords } from "./SearchedRecords.ts"
+import { rowAmong, rowsHolding, type SearchedRecords } from "./SearchedRecords.ts"
 import { anyOrAllQuery, isIndexableWord, phraseQuery, words } from "./Text.ts"
 import { anyWordFirstPass, type Compiled, constantScore, falseCondition, type Ranking, textQuery, wordQuery } from "./TextQueries.ts"
 
@@ -138,10 +138,9 @@ export const textMatch = (
   const stored = field.outOfRow
   if (operator === "or" && ranking === "firstPass" && distinct && records?.rowPlace !== undefined && stored !== undefined) {
     const rowPlace = records.rowPlace
-    const relations = usable.map((word) => {
-      const holding = sql`${sql.literal(`${beside}.${stored.column}`)} @@ ${anyOrAllQuery([word], "or")}::tsquery`
-      return [rowsHolding(stored.column, [word]), rowsWhere(sql, records, holding)] as const
-    })
+    const relations = usable.map((word) =>
+      rowsHolding(sql, records, stored.column, [word], (column) => sql`${column} @@ ${anyOrAllQuery([word], "or")}::tsquery`)
+    )
     const present = relations.map(([rows]) => rowAmong(sql, rowPlace, rows))
     return Effect.succeed(anyWordFirstPass(sql, field, usable, present, relations))
   }

@@ -19,16 +19,22 @@ export interface SearchedRecords {
 export const beside = "x"
 
 /**
- * The name of the relation of the documents' rows whose `column` holds one of `words`, the same wherever a statement
- * asks for them: an MD5 of the words, as a word may hold any letter, and an identifier is at most 63 bytes.
+ * The relation of the documents' rows whose stored `column` holds one of `words`, as `holding` tests it on that column
+ * of the alias `beside`: its name, the same wherever a statement asks for those rows (an MD5 of the words, as a word
+ * may hold any letter, and an identifier is at most 63 bytes), and its definition.
  */
-export const rowsHolding = (column: string, words: ReadonlyArray<string>) =>
-  `rows_${column}_${createHash("md5").update(words.join(" "), "utf8").digest("hex")}`
-
-/** The documents' rows `condition` (written for the alias `beside`) holds for, as a relation's definition. */
-export const rowsWhere = (sql: Sql, records: SearchedRecords, condition: Fragment) =>
-  sql`SELECT ${sql.literal(`${beside}.row_tid`)} FROM document_records ${sql.literal(beside)}
-    WHERE ${sql.literal(`${beside}.project`)} IN ${sql.in(records.indices)} AND ${condition}`
+export const rowsHolding = (
+  sql: Sql,
+  records: SearchedRecords,
+  column: string,
+  words: ReadonlyArray<string>,
+  holding: (columnBeside: Fragment) => Fragment
+) =>
+  [
+    `rows_${column}_${createHash("md5").update(words.join(" "), "utf8").digest("hex")}`,
+    sql`SELECT ${sql.literal(`${beside}.row_tid`)} FROM document_records ${sql.literal(beside)}
+      WHERE ${sql.literal(`${beside}.project`)} IN ${sql.in(records.indices)} AND ${holding(sql.literal(`${beside}.${column}`))}`
+  ] as const
 
 /**
  * A condition on the tested record as the membership of its row among the rows of a relation the statement writes once
