@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
 import type { Aggregation, BucketChildren, BucketOrder, BucketSort, Interval, MetricAgg, MetricKind, SortOrder } from "./Ast.ts"
 import { illegalArgument, parsingError, type SearchRequestError, unsupported } from "./Errors.ts"
-import { decode, isObject, ScalarValue } from "./ParseQuery.ts"
+import { decode, isObject } from "./ParseQuery.ts"
+import { ScalarValue } from "./QueryBodies.ts"
 
 /** The aggregations Quarry answers: terms, date_histogram, metrics, bucket_sort, one level of sub-aggregations. */
 

@@ -3,6 +3,28 @@ import { bool, matchAll, matchNone, type MinimumShouldMatch, type Query, type Sc
 import { illegalArgument, maxNestedDepth, parsingError, type SearchRequestError, tooDeeplyNested, unsupported } from "./Errors.ts"
 import type { FuzzyQuery } from "./Expansion.ts"
 import { mapWildcardLiterals, translateRegexp } from "./Patterns.ts"
+import {
+  BoolBody,
+  BoostOnly,
+  ConstantScoreBody,
+  ExistsBody,
+  FuzzyOptions,
+  HasChildBody,
+  HasParentBody,
+  IdsBody,
+  MatchOptions,
+  MultiMatchBody,
+  ParentIdBody,
+  PhraseOptions,
+  PrefixOptions,
+  QueryStringBody,
+  RangeBody,
+  RegexpOptions,
+  ScalarValue,
+  ScalarValues,
+  TermOptions,
+  WildcardBody
+} from "./QueryBodies.ts"
 import { parseQueryString } from "./QueryString.ts"
 
 /** The JSON query DSL into query nodes; every body is checked with Schema first. */
@@ -11,10 +33,6 @@ export const decode = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: 
   Schema.decodeUnknown(schema, { onExcessProperty: "error" })(value).pipe(
     Effect.mapError((error) => parsingError(`[${what}] ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
   )
-
-export const ScalarValue = Schema.Union(Schema.String, Schema.Number, Schema.Boolean)
-const Boost = { boost: Schema.optional(Schema.Number), _name: Schema.optional(Schema.String) }
-const Operator = Schema.optional(Schema.Union(Schema.Literal("and", "or", "AND", "OR", "And", "Or")))
 
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -59,44 +77,6 @@ const parseMinimumShouldMatch = (value: unknown): Effect.Effect<MinimumShouldMat
   }
   return Effect.fail(parsingError(`[bool] invalid minimum_should_match [${String(value)}]`))
 }
-
-const BoolBody = Schema.Struct({
-  must: Schema.optional(Schema.Unknown),
-  filter: Schema.optional(Schema.Unknown),
-  should: Schema.optional(Schema.Unknown),
-  must_not: Schema.optional(Schema.Unknown),
-  minimum_should_match: Schema.optional(Schema.Unknown),
-  adjust_pure_negative: Schema.optional(Schema.Boolean),
-  ...Boost
-})
-
-const QueryStringBody = Schema.Struct({
-  query: Schema.String,
-  fields: Schema.optional(Schema.Array(Schema.String)),
-  default_field: Schema.optional(Schema.String),
-  default_operator: Operator,
-  analyze_wildcard: Schema.optional(Schema.Boolean),
-  lenient: Schema.optional(Schema.Boolean),
-  ...Boost
-})
-
-const MultiMatchBody = Schema.Struct({
-  query: ScalarValue,
-  fields: Schema.Array(Schema.String),
-  operator: Operator,
-  type: Schema.optional(Schema.Literal("best_fields", "most_fields")),
-  ...Boost
-})
-
-const RangeBody = Schema.Struct({
-  gt: Schema.optional(Schema.NullOr(ScalarValue)),
-  gte: Schema.optional(Schema.NullOr(ScalarValue)),
-  lt: Schema.optional(Schema.NullOr(ScalarValue)),
-  lte: Schema.optional(Schema.NullOr(ScalarValue)),
-  format: Schema.optional(Schema.String),
-  time_zone: Schema.optional(Schema.Literal("UTC", "Z", "+00:00")),
-  ...Boost
-})
 
 /** `title^2` in a fields list: the boost changes scores only, which this engine does not weigh. */
 const withoutBoost = (field: string) => field.replace(/\^[\d.]+$/, "")
@@ -156,10 +136,10 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
     const body = json[name]
     switch (name) {
       case "match_all":
-        yield* decode(Schema.Struct(Boost), body, name)
+        yield* decode(BoostOnly, body, name)
         return matchAll
       case "match_none":
-        yield* decode(Schema.Struct(Boost), body, name)
+        yield* decode(BoostOnly, body, name)
         return matchNone
       case "bool": {
         const parts = yield* decode(BoolBody, body, name)
@@ -172,22 +152,18 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
         })
       }
       case "constant_score": {
-        const parts = yield* decode(Schema.Struct({ filter: Schema.Unknown, ...Boost }), body, name)
+        const parts = yield* decode(ConstantScoreBody, body, name)
         return bool({ filter: [yield* parseQueryAt(parts.filter, depth + 1)] })
       }
       case "match": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(
-          name,
-          "query",
-          Schema.Struct({ operator: Operator, minimum_should_match: Schema.optional(Schema.Unknown), ...Boost })
-        )(value)
+        const parts = yield* valueOrObject(name, "query", MatchOptions)(value)
         if (parts.options.minimum_should_match !== undefined) return yield* unsupported("match minimum_should_match")
         return { _tag: "Match", field, text: String(parts.value), operator: operatorOf(parts.options.operator) } satisfies Query
       }
       case "match_phrase": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(name, "query", Schema.Struct({ slop: Schema.optional(Schema.Int), ...Boost }))(value)
+        const parts = yield* valueOrObject(name, "query", PhraseOptions)(value)
         return { _tag: "Phrase", field, text: String(parts.value), slop: Math.max(0, parts.options.slop ?? 0) } satisfies Query
       }
       case "multi_match": {
@@ -199,17 +175,13 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       }
       case "term": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(
-          name,
-          "value",
-          Schema.Struct({ case_insensitive: Schema.optional(Schema.Boolean), ...Boost })
-        )(value)
+        const parts = yield* valueOrObject(name, "value", TermOptions)(value)
         return { _tag: "Terms", field, values: [parts.value], caseInsensitive: parts.options.case_insensitive ?? false } satisfies Query
       }
       case "terms": {
         const [field, value] = yield* fieldAndValue(body, name)
         if (isObject(value)) return yield* unsupported("terms lookup")
-        const values = yield* decode(Schema.Array(ScalarValue), value, name)
+        const values = yield* decode(ScalarValues, value, name)
         return { _tag: "Terms", field, values, caseInsensitive: false } satisfies Query
       }
       case "range": {
@@ -231,20 +203,16 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
         } satisfies Query
       }
       case "exists": {
-        const parts = yield* decode(Schema.Struct({ field: Schema.String, ...Boost }), body, name)
+        const parts = yield* decode(ExistsBody, body, name)
         return { _tag: "Exists", field: parts.field } satisfies Query
       }
       case "ids": {
-        const parts = yield* decode(Schema.Struct({ values: Schema.Array(ScalarValue), ...Boost }), body, name)
+        const parts = yield* decode(IdsBody, body, name)
         return { _tag: "Ids", values: parts.values.map(String) } satisfies Query
       }
       case "prefix": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(
-          name,
-          "value",
-          Schema.Struct({ case_insensitive: Schema.optional(Schema.Boolean), rewrite: Schema.optional(Schema.String), ...Boost })
-        )(value)
+        const parts = yield* valueOrObject(name, "value", PrefixOptions)(value)
         const pattern = `${mapWildcardLiterals(
           String(parts.value).replace(/[\\*?]/g, (c) => `\\${c}`),
           (text) => text
@@ -254,17 +222,7 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       case "wildcard": {
         const [field, value] = yield* fieldAndValue(body, name)
         const parts = isObject(value)
-          ? yield* decode(
-              Schema.Struct({
-                value: Schema.optional(ScalarValue),
-                wildcard: Schema.optional(ScalarValue),
-                case_insensitive: Schema.optional(Schema.Boolean),
-                rewrite: Schema.optional(Schema.String),
-                ...Boost
-              }),
-              value,
-              name
-            )
+          ? yield* decode(WildcardBody, value, name)
           : { value: yield* decode(ScalarValue, value, name), wildcard: undefined, case_insensitive: undefined }
         const pattern = parts.value ?? parts.wildcard
         if (pattern === undefined) return yield* parsingError("[wildcard] requires a value")
@@ -272,17 +230,7 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       }
       case "regexp": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(
-          name,
-          "value",
-          Schema.Struct({
-            flags: Schema.optional(Schema.String),
-            case_insensitive: Schema.optional(Schema.Boolean),
-            max_determinized_states: Schema.optional(Schema.Int),
-            rewrite: Schema.optional(Schema.String),
-            ...Boost
-          })
-        )(value)
+        const parts = yield* valueOrObject(name, "value", RegexpOptions)(value)
         const flags = parts.options.flags
         if (flags !== undefined && !/^(ALL|NONE)?$/.test(flags)) return yield* unsupported(`regexp flags ${flags}`)
         const pattern = yield* translateRegexp(String(parts.value))
@@ -290,15 +238,7 @@ const parseQueryAt = (json: unknown, depth: number): Effect.Effect<Query, Search
       }
       case "fuzzy": {
         const [field, value] = yield* fieldAndValue(body, name)
-        const parts = yield* valueOrObject(
-          name,
-          "value",
-          Schema.Struct({
-            fuzziness: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
-            max_expansions: Schema.optional(Schema.Int),
-            ...Boost
-          })
-        )(value)
+        const parts = yield* valueOrObject(name, "value", FuzzyOptions)(value)
         const given = parts.options.fuzziness
         const fuzziness = given === undefined || String(given).toUpperCase().startsWith("AUTO") ? undefined : Number(given)
         if (fuzziness !== undefined && !(fuzziness >= 0 && fuzziness <= 2))
@@ -332,39 +272,15 @@ const parseJoinQuery = (name: string, body: unknown, depth: number): Effect.Effe
     if (isObject(body) && "inner_hits" in body) return yield* unsupported("inner_hits")
     switch (name) {
       case "has_child": {
-        const parts = yield* decode(
-          Schema.Struct({
-            type: Schema.String,
-            query: Schema.Unknown,
-            score_mode: Schema.optional(Schema.Literal("none", "avg", "max", "min", "sum")),
-            ignore_unmapped: Schema.optional(Schema.Boolean),
-            ...Boost
-          }),
-          body,
-          name
-        )
+        const parts = yield* decode(HasChildBody, body, name)
         return { _tag: "HasChild", type: parts.type, query: yield* parseQueryAt(parts.query, depth + 1) } satisfies Query
       }
       case "has_parent": {
-        const parts = yield* decode(
-          Schema.Struct({
-            parent_type: Schema.String,
-            query: Schema.Unknown,
-            score: Schema.optional(Schema.Boolean),
-            ignore_unmapped: Schema.optional(Schema.Boolean),
-            ...Boost
-          }),
-          body,
-          name
-        )
+        const parts = yield* decode(HasParentBody, body, name)
         return { _tag: "HasParent", parentType: parts.parent_type, query: yield* parseQueryAt(parts.query, depth + 1) } satisfies Query
       }
       case "parent_id": {
-        const parts = yield* decode(
-          Schema.Struct({ type: Schema.String, id: Schema.String, ignore_unmapped: Schema.optional(Schema.Boolean), ...Boost }),
-          body,
-          name
-        )
+        const parts = yield* decode(ParentIdBody, body, name)
         return { _tag: "ParentId", type: parts.type, id: parts.id } satisfies Query
       }
     }
