@@ -1,3 +1,4 @@
+import * as os from "node:os"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Deferred, Effect, Fiber, Layer } from "effect"
@@ -372,6 +373,24 @@ for (const database of databaseKinds) {
               yield* Deferred.succeed(release, undefined)
               yield* Fiber.join(holder)
             }).pipe(Effect.withClock(Clock.make()))
+        )
+
+        it.effect("one more search than the machine has cores runs at once (at most six), the others wait for a slot", () =>
+          Effect.gen(function* () {
+            const { waiting, release, holder } = yield* lockDocuments
+            const running = Math.min(6, os.availableParallelism() + 1)
+            const searches = yield* Effect.all(
+              Array.from({ length: running + 3 }, (_, index) => send({ query: { match: { content: word(index * 37 + 5) } }, size: 1 })),
+              { concurrency: "unbounded" }
+            ).pipe(Effect.fork)
+            yield* eventually(waiting, (count) => count === running)
+            yield* Effect.sleep("300 millis")
+            expect(yield* waiting).toBe(running)
+            yield* Deferred.succeed(release, undefined)
+            yield* Fiber.join(holder)
+            const answers = yield* Fiber.join(searches)
+            expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200))
+          }).pipe(Effect.withClock(Clock.make()))
         )
 
         it.effect("a requester that goes away stops its search's statement once no one else waits for the answer", () =>
