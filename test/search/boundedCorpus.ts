@@ -1,7 +1,12 @@
-/** The corpus of the bounded-search tests, shared by the searches' own limits and their admission past capacity. */
-import { Effect } from "effect"
-import type { IndexedDocument } from "../../src/search/DocumentIndex.ts"
+/** The corpus of the bounded-search tests, shared by the searches' own limits, their statements and their admission. */
+import { Effect, Layer } from "effect"
+import { databaseLayer } from "../../src/db/Database.ts"
+import { runMigrations } from "../../src/db/Migrator.ts"
+import { DocumentIndex, type IndexedDocument } from "../../src/search/DocumentIndex.ts"
+import { PostgresDocumentIndex } from "../../src/search/postgres/PostgresDocumentIndex.ts"
+import { makePostgresSearchBackend } from "../../src/search/postgres/PostgresSearchBackend.ts"
 import { type BackendRequest, SearchBackend } from "../../src/search/SearchBackend.ts"
+import { dataSourceUrlFor, type DatabaseKind } from "../helpers/databases.ts"
 import { textDocument } from "../helpers/marks.ts"
 
 export const project = "bounded"
@@ -38,4 +43,15 @@ export const corpus: ReadonlyArray<IndexedDocument> = [
 export const send = (body: unknown, path = `${project}/_search`, extra: Partial<BackendRequest> = {}) =>
   Effect.flatMap(SearchBackend, (backend) =>
     backend.handle({ method: "POST", path, query: new URLSearchParams(), body, interactive: true, ...extra })
+  )
+
+/** A migrated database of `kind` holding the corpus, with the engine's backend (its default admission) and index. */
+export const corpusLayer = (kind: DatabaseKind) =>
+  Layer.unwrapScoped(
+    Effect.map(dataSourceUrlFor(kind), (url) => {
+      const database = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer(url)))
+      const services = Layer.mergeAll(makePostgresSearchBackend(1024 * 1024), PostgresDocumentIndex).pipe(Layer.provideMerge(database))
+      const load = Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, corpus))
+      return Layer.effectDiscard(load).pipe(Layer.provideMerge(services), Layer.orDie)
+    })
   )

@@ -1,36 +1,19 @@
-import * as os from "node:os"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Clock, Deferred, Effect, Fiber, Layer } from "effect"
-import { databaseLayer } from "../../src/db/Database.ts"
-import { runMigrations } from "../../src/db/Migrator.ts"
+import { Clock, Effect } from "effect"
 import { DocumentIndex } from "../../src/search/DocumentIndex.ts"
 import { compileQuery } from "../../src/search/postgres/dsl/Compile.ts"
 import { withExpansions } from "../../src/search/postgres/dsl/Expansion.ts"
 import { parseQuery } from "../../src/search/postgres/dsl/ParseQuery.ts"
-import { PostgresDocumentIndex } from "../../src/search/postgres/PostgresDocumentIndex.ts"
-import { makePostgresSearchBackend } from "../../src/search/postgres/PostgresSearchBackend.ts"
 import { SearchBackend } from "../../src/search/SearchBackend.ts"
-import { eventually } from "../engine/helpers.ts"
-import { dataSourceUrlFor, type DatabaseKind, databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
-import { corpus, makeDocument, project, send, word } from "./boundedCorpus.ts"
+import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
+import { corpusLayer, makeDocument, project, send, word } from "./boundedCorpus.ts"
 
 /**
  * Bounded searches: ES's limits, term expansion through the lexicon (same answers as scanning every document's
- * words) and the deadline; their admission past the database's capacity is in boundedAdmission.test.ts.
+ * words) and the deadline; their admission past the database's capacity is in boundedAdmission.test.ts, their
+ * statements on the server seen from another session in boundedStatements.test.ts.
  */
-
-const backendLayer = (options: Parameters<typeof makePostgresSearchBackend>[1] = {}) => makePostgresSearchBackend(1024 * 1024, options)
-
-const corpusLayer = (kind: DatabaseKind) =>
-  Layer.unwrapScoped(
-    Effect.map(dataSourceUrlFor(kind), (url) => {
-      const database = Layer.effectDiscard(runMigrations()).pipe(Layer.provideMerge(databaseLayer(url)))
-      const services = Layer.mergeAll(backendLayer(), PostgresDocumentIndex).pipe(Layer.provideMerge(database))
-      const load = Effect.flatMap(DocumentIndex, (index) => index.bulkIndex(project, corpus))
-      return Layer.effectDiscard(load).pipe(Layer.provideMerge(services), Layer.orDie)
-    })
-  )
 
 const hitIds = (body: unknown) => (body as { hits: { hits: ReadonlyArray<{ _id: string }> } }).hits.hits.map((hit) => hit._id).sort()
 
@@ -51,31 +34,6 @@ const scanned = (column: "content_tsv" | "metadata_tsv", predicate: string, ...p
 
 const rootCause = (body: unknown) =>
   (body as { error: { type: string; root_cause: ReadonlyArray<{ type: string; reason: string }> } }).error
-
-/**
- * Another session holding an exclusive lock on `documents` until `release`, and the number of statements waiting
- * for a lock (the searches it blocks).
- */
-const lockDocuments = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const locked = yield* Deferred.make<void>()
-  const release = yield* Deferred.make<void>()
-  const holder = yield* sql
-    .withTransaction(
-      Effect.gen(function* () {
-        yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
-        yield* Deferred.succeed(locked, undefined)
-        yield* Deferred.await(release)
-      })
-    )
-    .pipe(Effect.fork)
-  yield* Deferred.await(locked)
-  const waiting = sql<{ count: number }>`
-    SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
-    Effect.map((rows) => rows[0]!.count)
-  )
-  return { waiting, release, holder }
-})
 
 for (const database of databaseKinds) {
   const skip = database === "postgres" && !postgresAvailable
@@ -357,60 +315,6 @@ for (const database of databaseKinds) {
           expect(yield* idsOf({ wildcard: { _default_text: "*zibarian" } })).toEqual(["doc-new"])
         })
       )
-
-      // Holding a lock needs a second session, which the embedded database does not have.
-      if (database === "postgres") {
-        it.effect(
-          "the deadline cancels the search's statement: it is gone from pg_stat_activity while the lock it waited for is still held",
-          () =>
-            Effect.gen(function* () {
-              const { waiting, release, holder } = yield* lockDocuments
-              const started = Date.now()
-              const late = yield* send({ query: { fuzzy: { content: { value: word(321), fuzziness: 2 } } }, timeout: "500ms" })
-              expect(late.status).toBe(504)
-              expect(Date.now() - started).toBeLessThan(5_000)
-              yield* eventually(waiting, (count) => count === 0)
-              yield* Deferred.succeed(release, undefined)
-              yield* Fiber.join(holder)
-            }).pipe(Effect.withClock(Clock.make()))
-        )
-
-        it.effect("one more search than the machine has cores runs at once (at most six), the others wait for a slot", () =>
-          Effect.gen(function* () {
-            const { waiting, release, holder } = yield* lockDocuments
-            const running = Math.min(6, os.availableParallelism() + 1)
-            const searches = yield* Effect.all(
-              Array.from({ length: running + 3 }, (_, index) => send({ query: { match: { content: word(index * 37 + 5) } }, size: 1 })),
-              { concurrency: "unbounded" }
-            ).pipe(Effect.fork)
-            yield* eventually(waiting, (count) => count === running)
-            yield* Effect.sleep("300 millis")
-            expect(yield* waiting).toBe(running)
-            yield* Deferred.succeed(release, undefined)
-            yield* Fiber.join(holder)
-            const answers = yield* Fiber.join(searches)
-            expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200))
-          }).pipe(Effect.withClock(Clock.make()))
-        )
-
-        it.effect("a requester that goes away stops its search's statement once no one else waits for the answer", () =>
-          Effect.gen(function* () {
-            const { waiting, release, holder } = yield* lockDocuments
-            const body = { query: { match: { content: word(654) } } }
-            const first = yield* Effect.fork(send(body))
-            const second = yield* Effect.fork(send(body))
-            yield* eventually(waiting, (count) => count === 1)
-            // One of two requesters leaves: the other still waits, so the statement goes on.
-            yield* Fiber.interrupt(first)
-            yield* Effect.sleep("300 millis")
-            expect(yield* waiting).toBe(1)
-            yield* Fiber.interrupt(second)
-            yield* eventually(waiting, (count) => count === 0)
-            yield* Deferred.succeed(release, undefined)
-            yield* Fiber.join(holder)
-          }).pipe(Effect.withClock(Clock.make()))
-        )
-      }
     })
   })
 }
