@@ -68,10 +68,10 @@ const defaultTimeoutMillis = 30_000
  * Searches at once on the server: one more than the machine's cores, at most six. A search's statements are CPU work
  * once its pages are cached, and the usual deployment runs the database on the same machine: past its cores, more
  * running statements only take turns on them, while this process, whose one thread reads and highlights every page,
- * has more at once to do before it answers anyone else. On two cores, 200 concurrent searches answered as fast with
- * three running as with six and `/api/status` waited a third as long. Six is the pool's ten connections less four
- * kept for other requests and cancellations. The embedded database has one connection and runs one statement at a
- * time anyway.
+ * has more at once to do before it answers anyone else. On two cores, 200 concurrent searches took no longer with
+ * three running than with six, and `/api/status` waited about a third as long at the median. Six is the pool's ten
+ * connections less four kept for other requests and cancellations. The embedded database has one connection and runs
+ * one statement at a time anyway.
  */
 const defaultAdmission = (kind: "pglite" | "postgres"): AdmissionOptions => ({
   running: kind === "postgres" ? Math.min(6, os.availableParallelism() + 1) : 1,
