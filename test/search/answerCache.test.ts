@@ -6,6 +6,7 @@ import { answerCacheHits } from "../../src/search/postgres/AnswerCache.ts"
 import { eventually } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { corpusLayer, documents, otherProject, project, search, send } from "./dsl/corpus.ts"
+import { lockDocuments } from "./documentsLock.ts"
 
 /** How many answers came from the cache while `effect` ran. */
 const hitsDuring = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -80,20 +81,8 @@ for (const database of databaseKinds) {
           "identical searches that come while one runs wait for its answer instead of running their own (a lock holds the first)",
           () =>
             Effect.gen(function* () {
-              const sql = yield* SqlClient.SqlClient
               const body = { query: { match: { content: "fox" } }, size: 3, aggs: { types: { terms: { field: "contentType" } } } }
-              const locked = yield* Deferred.make<void>()
-              const release = yield* Deferred.make<void>()
-              const holder = yield* sql
-                .withTransaction(
-                  Effect.gen(function* () {
-                    yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
-                    yield* Deferred.succeed(locked, undefined)
-                    yield* Deferred.await(release)
-                  })
-                )
-                .pipe(Effect.fork)
-              yield* Deferred.await(locked)
+              const { waiting, release, holder } = yield* lockDocuments
               const before = (yield* Metric.value(answerCacheHits)).count
               const searches = yield* Effect.all(
                 Array.from({ length: 8 }, () => search(body)),
@@ -101,9 +90,7 @@ for (const database of databaseKinds) {
               ).pipe(Effect.fork)
               // Seven requests join the first while its statement waits for the lock: one statement waits, not eight.
               yield* eventually(Metric.value(answerCacheHits), (hits) => hits.count - before === 7)
-              const waiting = yield* sql<{ statements: number }>`
-              SELECT count(*)::int AS statements FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`
-              expect(waiting[0]!.statements).toBe(1)
+              expect(yield* waiting).toBe(1)
               yield* Deferred.succeed(release, undefined)
               yield* Fiber.join(holder)
               const answers = yield* Fiber.join(searches)

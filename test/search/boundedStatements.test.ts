@@ -1,40 +1,15 @@
 import * as os from "node:os"
-import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Deferred, Effect, Fiber } from "effect"
 import { eventually } from "../engine/helpers.ts"
 import { postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { corpusLayer, send, word } from "./boundedCorpus.ts"
+import { lockDocuments } from "./documentsLock.ts"
 
 /**
  * A search's statements on the server, seen from another session holding a lock they wait for (the embedded database
  * has one session): how many run at once, and that a deadline or a requester leaving stops them.
  */
-
-/**
- * Another session holding an exclusive lock on `documents` until `release`, and the number of statements waiting
- * for a lock (the searches it blocks).
- */
-const lockDocuments = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const locked = yield* Deferred.make<void>()
-  const release = yield* Deferred.make<void>()
-  const holder = yield* sql
-    .withTransaction(
-      Effect.gen(function* () {
-        yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
-        yield* Deferred.succeed(locked, undefined)
-        yield* Deferred.await(release)
-      })
-    )
-    .pipe(Effect.fork)
-  yield* Deferred.await(locked)
-  const waiting = sql<{ count: number }>`
-    SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.pipe(
-    Effect.map((rows) => rows[0]!.count)
-  )
-  return { waiting, release, holder }
-})
 
 describe.skipIf(!postgresAvailable)(
   `bounded search statements on postgres${postgresAvailable ? "" : ` (skipped: ${postgresSkipReason})`}`,
