@@ -7,6 +7,7 @@ import { eventually } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { request, TestServer, testServerLayer } from "../helpers/server.ts"
 import { documents } from "./dsl/corpus.ts"
+import { lockDocuments } from "./documentsLock.ts"
 
 /** Bounded searches through the HTTP proxy: a client that goes away stops its search; a burst never gets a 500. */
 
@@ -57,30 +58,7 @@ for (const database of databaseKinds) {
           Effect.gen(function* () {
             const server = yield* TestServer
             yield* indexCorpus
-            const locked = yield* Deferred.make<void>()
-            const release = yield* Deferred.make<void>()
-            const holder = yield* inServer(
-              Effect.flatMap(SqlClient.SqlClient, (sql) =>
-                sql.withTransaction(
-                  Effect.gen(function* () {
-                    yield* sql`LOCK TABLE documents IN ACCESS EXCLUSIVE MODE`
-                    yield* Deferred.succeed(locked, undefined)
-                    yield* Deferred.await(release)
-                  })
-                )
-              )
-            ).pipe(Effect.fork)
-            yield* Deferred.await(locked)
-            const waiting = inServer(
-              Effect.flatMap(SqlClient.SqlClient, (sql) =>
-                Effect.map(
-                  sql<{
-                    count: number
-                  }>`SELECT count(*)::int AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-                  (rows) => rows[0]!.count
-                )
-              )
-            )
+            const { waiting, release, holder } = yield* inServer(lockDocuments)
             const outgoing = http.request(`${server.url}/api/index/search/${project}/_search`, {
               method: "POST",
               headers: { "content-type": "application/json" }
