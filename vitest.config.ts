@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // The server serves the built web page (dist/web), so a fresh clone needs no separate build step.
-    globalSetup: ["test/web/buildWebPage.ts"],
+    globalSetup: ["test/web/buildWebPage.ts", "test/setup/postgresTemplate.ts"],
     // Test files share one module graph per worker: loading Effect, the server and the databases' clients again for
     // each of 124 files took 186 s of the suite's 600. What a file changes in a shared module is undone here.
     isolate: false,

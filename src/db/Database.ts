@@ -5,7 +5,7 @@ import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import { InteractiveFirst } from "./InteractiveFirst.ts"
 import { withSessionSettings } from "./SessionSettings.ts"
 import { typeScriptWorker } from "../workers/WorkerPool.ts"
-import type { EmbeddedDatabaseWorkerData, EmbeddedDatabaseWorkerMessage } from "./EmbeddedDatabaseWorker.ts"
+import type { EmbeddedDatabaseRequest, EmbeddedDatabaseWorkerData, EmbeddedDatabaseWorkerMessage } from "./EmbeddedDatabaseWorker.ts"
 
 /** The embedded database directory is in use by another running Quarry process. */
 export class DatabaseLocked extends Schema.TaggedError<DatabaseLocked>()("DatabaseLocked", {
@@ -34,6 +34,12 @@ export interface DatabaseInfoShape {
 }
 
 export class DatabaseInfo extends Context.Tag("quarry/DatabaseInfo")<DatabaseInfo, DatabaseInfoShape>() {}
+
+/**
+ * An embedded database's request to keep its files, once migrated from nothing, as the copy new embedded databases
+ * start from (see EmbeddedTemplates.ts). A copy that cannot be kept only costs the next new database its migrations.
+ */
+export class MigratedTemplate extends Context.Tag("quarry/MigratedTemplate")<MigratedTemplate, { readonly keep: Effect.Effect<void> }>() {}
 
 const lockFileName = "quarry.pid"
 
@@ -76,13 +82,15 @@ const embedded = (location: string) =>
     const unavailable = (reason: string) => new DatabaseUnavailable({ url: `pglite:${location}`, reason })
     const worker = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const data: EmbeddedDatabaseWorkerData = { directory }
+        const data: EmbeddedDatabaseWorkerData = {
+          directory: directory === undefined ? undefined : { path: directory, lockFile: lockFileName }
+        }
         return typeScriptWorker(new URL("./EmbeddedDatabaseWorker.ts", import.meta.url), data)
       }),
       (worker) =>
         Effect.async<void>((resume) => {
           worker.once("exit", () => resume(Effect.void))
-          worker.postMessage("stop")
+          worker.postMessage("stop" satisfies EmbeddedDatabaseRequest)
         }).pipe(
           // A thread that does not stop in time is ended; PGlite's files are written at each commit.
           Effect.timeoutTo({
@@ -94,13 +102,23 @@ const embedded = (location: string) =>
           Effect.asVoid
         )
     )
-    return yield* Effect.async<{ host: string; port: number }, DatabaseUnavailable>((resume) => {
+    const address = yield* Effect.async<{ host: string; port: number }, DatabaseUnavailable>((resume) => {
       worker.once("message", (message: EmbeddedDatabaseWorkerMessage) =>
-        resume("ready" in message ? Effect.succeed({ host: message.host, port: message.port }) : Effect.fail(unavailable(message.reason)))
+        resume(
+          "ready" in message
+            ? Effect.succeed({ host: message.host, port: message.port })
+            : Effect.fail(unavailable("failed" in message ? message.reason : "the database thread did not start"))
+        )
       )
       worker.once("error", (error) => resume(Effect.fail(unavailable(error.message))))
       worker.once("exit", (code) => resume(Effect.fail(unavailable(`the database thread exited with code ${code}`))))
     })
+    const keep = Effect.async<void>((resume) => {
+      worker.once("message", () => resume(Effect.void))
+      worker.once("exit", () => resume(Effect.void))
+      worker.postMessage("keepMigratedTemplate" satisfies EmbeddedDatabaseRequest)
+    }).pipe(Effect.timeoutOption("1 minute"), Effect.asVoid)
+    return { ...address, keep }
   })
 
 /**
@@ -124,7 +142,7 @@ export const databaseLayer = (dataSourceUrl: string) => {
     const location = dataSourceUrl.slice("pglite:".length)
     return Layer.unwrapScoped(
       embedded(location).pipe(
-        Effect.map(({ host, port }) =>
+        Effect.map(({ host, port, keep }) =>
           Layer.mergeAll(
             // One connection: PGlite has a single session, and the socket server interleaves the protocol messages
             // of several connections, so a transaction beginning or ending between another connection's Parse and
@@ -136,6 +154,7 @@ export const databaseLayer = (dataSourceUrl: string) => {
               dataSourceUrl
             ),
             Layer.succeed(DatabaseInfo, { kind: "pglite", deliversNotifications: false }),
+            Layer.succeed(MigratedTemplate, { keep }),
             InteractiveFirst.Default
           )
         )

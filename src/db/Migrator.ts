@@ -1,39 +1,23 @@
 import * as fs from "node:fs/promises"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-
-export const migrationsDirectory = fileURLToPath(new URL("../../migrations", import.meta.url))
+import { Effect, Option } from "effect"
+import { MigratedTemplate } from "./Database.ts"
+import { listMigrationFiles } from "./MigrationFiles.ts"
 
 /** An arbitrary constant: the advisory lock that serialises migrations of processes starting at once. */
 const migrationLockKey = 7_312_004_511
 
-interface MigrationFile {
-  readonly id: number
-  readonly name: string
-  readonly file: string
-}
-
-const listMigrations = Effect.promise(async (): Promise<ReadonlyArray<MigrationFile>> => {
-  const names = await fs.readdir(migrationsDirectory)
-  return names
-    .flatMap((name) => {
-      const match = /^(\d{4})_(.+)\.sql$/.exec(name)
-      return match ? [{ id: Number(match[1]), name: match[2]!, file: path.join(migrationsDirectory, name) }] : []
-    })
-    .sort((a, b) => a.id - b.id)
-})
+const listMigrations = Effect.promise(listMigrationFiles)
 
 /**
  * Applies the plain SQL files of `migrations/` that are not recorded yet, in order, in one transaction. The
  * transaction first takes an advisory lock, so a second process starting at the same time waits and then finds
- * everything applied.
+ * everything applied. A new embedded database, migrated from nothing, is then kept as the copy new ones start from.
  */
 export const runMigrations = Effect.fn("Migrator.run")(function* () {
   const sql = yield* SqlClient.SqlClient
   const migrations = yield* listMigrations
-  return yield* sql.withTransaction(
+  const applied = yield* sql.withTransaction(
     Effect.gen(function* () {
       yield* sql`SELECT pg_advisory_xact_lock(${migrationLockKey})`
       yield* sql`CREATE TABLE IF NOT EXISTS quarry_migrations (
@@ -52,4 +36,7 @@ export const runMigrations = Effect.fn("Migrator.run")(function* () {
       return pending.map((migration) => migration.id)
     })
   )
+  const template = yield* Effect.serviceOption(MigratedTemplate)
+  if (Option.isSome(template) && applied.length > 0 && applied.length === migrations.length) yield* template.value.keep
+  return applied
 })

@@ -13,10 +13,14 @@ export const isolatedHome = Effect.acquireRelease(
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )
 
-/** The environment of a child: this one without DS_DOCKER_ variables, with `home` as HOME, plus `extra`. */
-const childEnv = (home: string, extra: Readonly<Record<string, string>>) => ({
+/**
+ * The environment of a child: this one without DS_DOCKER_ variables, with `home` as HOME, plus `extra`. The cache
+ * stays this user's: new embedded databases start from the copies kept there (src/db/EmbeddedTemplates.ts).
+ */
+export const childEnv = (home: string, extra: Readonly<Record<string, string>> = {}) => ({
   ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("DS_DOCKER_"))),
   HOME: home,
+  XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"),
   ...extra
 })
 

@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { optionSpecs } from "../../src/config/Options.ts"
-import { postgresAvailable, postgresSkipReason, throwawayPostgres } from "../helpers/databases.ts"
+import { postgresAvailable, postgresSkipReason, migratedPostgres } from "../helpers/databases.ts"
 import { isolatedHome, runQuarry, startQuarry } from "./quarryProcess.ts"
 
 const lines = (text: string) => text.split("\n").filter((line) => line.trim() !== "")
@@ -136,7 +136,7 @@ describe("quarry serve", () => {
     () =>
       Effect.gen(function* () {
         const home = yield* isolatedHome
-        const { url } = yield* throwawayPostgres
+        const { url } = yield* migratedPostgres
         const server = yield* startQuarry(["serve", "--mode", "SERVER", "--tcpListenPort", "0", "--dataSourceUrl", url], home)
         // /settings is public in SERVER mode and shows the mode the process runs in.
         expect((yield* getJson(`${server.url}/settings`)).body).toMatchObject({ mode: "SERVER" })
@@ -154,7 +154,7 @@ describe("quarry serve", () => {
     () =>
       Effect.gen(function* () {
         const home = yield* isolatedHome
-        const { url } = yield* throwawayPostgres
+        const { url } = yield* migratedPostgres
         const server = yield* startQuarry(["--tcpListenPort", "0", "--dataSourceUrl", url], home)
         const status = yield* getJson(`${server.url}/api/status`)
         expect(status.status).toBe(200)

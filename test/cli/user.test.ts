@@ -5,8 +5,9 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { postgresAvailable, postgresSkipReason, throwawayPostgres } from "../helpers/databases.ts"
+import { postgresAvailable, postgresSkipReason, migratedPostgres } from "../helpers/databases.ts"
 import { request, testServerLayer } from "../helpers/server.ts"
+import { childEnv } from "./quarryProcess.ts"
 import { basic } from "../helpers/users.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -20,10 +21,7 @@ afterAll(() => {
 })
 
 // A HOME of its own so that no settings file of the machine is read, and no DS_DOCKER_ variable leaks in.
-const env = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("DS_DOCKER_"))),
-  HOME: home
-}
+const env = childEnv(home)
 
 interface Run {
   readonly code: number | null
@@ -54,7 +52,7 @@ describe.skipIf(!postgresAvailable)(`quarry user on PostgreSQL${postgresAvailabl
     "adds, lists and removes users",
     () =>
       Effect.gen(function* () {
-        const { url } = yield* throwawayPostgres
+        const { url } = yield* migratedPostgres
         const db = `--dataSourceUrl=${url}`
         expect(yield* quarry("user", "add", "dora", "--password", "pw", "--projects", "x", db)).toEqual({
           code: 0,
