@@ -134,11 +134,12 @@ describe("quarry user on an embedded database", () => {
           [["user", "list", "--bogus", "1"], "quarry: unknown option --bogus (see --help)"],
           [["user", "remove", "bob", "--admin"], "quarry: --admin applies to user add only"]
         ]
-        for (const [args, message] of cases) {
-          const run = yield* quarry(...args, db)
+        // At once: only the bad login's run opens the database (the others are refused before), so none meets its lock.
+        const runs = yield* Effect.forEach(cases, ([args]) => quarry(...args, db), { concurrency: "unbounded" })
+        runs.forEach((run, index) => {
           expect(run.code).toBe(2)
-          expect(lines(run.stderr)).toEqual([message])
-        }
+          expect(lines(run.stderr)).toEqual([cases[index]![1]])
+        })
       }),
     spawnTimeout
   )

@@ -15,12 +15,18 @@ describe("quarry review: command line checks", () => {
     () =>
       Effect.gen(function* () {
         const home = yield* isolatedHome
-        const noTarget = yield* runQuarry(["review", "from-batch-search"], home)
+        // At once: each is refused before any database is opened.
+        const [noTarget, badCount, noTag] = yield* Effect.all(
+          [
+            runQuarry(["review", "from-batch-search"], home),
+            runQuarry(["review", "from-batch-search", "some-uuid", "--maxHitsPerQuery", "0"], home),
+            runQuarry(["review", "tag-documents", "3"], home)
+          ],
+          { concurrency: "unbounded" }
+        )
         expect(noTarget.code).toBe(2)
         expect(noTarget.stderr).toMatch(/^quarry: usage: quarry review from-batch-search/)
-        const badCount = yield* runQuarry(["review", "from-batch-search", "some-uuid", "--maxHitsPerQuery", "0"], home)
         expect(badCount).toMatchObject({ code: 2, stderr: "quarry: --maxHitsPerQuery takes a positive integer\n" })
-        const noTag = yield* runQuarry(["review", "tag-documents", "3"], home)
         expect(noTag).toMatchObject({ code: 2, stderr: "quarry: review tag-documents needs --tag <tag>\n" })
       }),
     spawnTimeout
