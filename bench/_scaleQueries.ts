@@ -77,11 +77,16 @@ export interface QuerySet {
 export const pickQueries = (project: string, documents: number, root: string, perClass: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const percent = Math.min(100, (sampleDocuments * 100) / documents)
-    // ts_stat takes its query as text; the project names are this file's own.
-    const sample = `FROM documents TABLESAMPLE SYSTEM (${percent}) REPEATABLE (7) WHERE project = '${project}'`
+    const perHundredThousand = Math.min(100_000, Math.round((sampleDocuments * 100_000) / documents))
+    // The documents whose id's hash falls in the share: the same ones whatever pages the rows are on (a sample of
+    // pages picked other words after the same corpus was written again). ts_stat takes its query as text; the
+    // project names are this file's own.
+    const sample = `FROM documents WHERE project = '${project}'
+      AND ('x' || left(md5(id), 7))::bit(28)::int % 100000 < ${perHundredThousand}`
     const sampled = (yield* sql.unsafe<{ sampled: number }>(`SELECT count(*)::int AS sampled ${sample}`))[0]!.sampled
-    const stats = yield* sql.unsafe<{ word: string; ndoc: number }>(`SELECT word, ndoc FROM ts_stat($$SELECT content_tsv ${sample}$$)`)
+    const stats = yield* sql.unsafe<{ word: string; ndoc: number }>(
+      `SELECT word, ndoc FROM ts_stat($$SELECT content_tsv ${sample}$$) ORDER BY word COLLATE "C"`
+    )
     const words = stats.filter((row) => plainWord.test(row.word))
     const bucket = (test: (share: number, ndoc: number) => boolean, seed: number) =>
       shuffled(
@@ -99,7 +104,9 @@ export const pickQueries = (project: string, documents: number, root: string, pe
         SELECT count(*)::int AS documents FROM documents WHERE project = ${project} AND content_tsv @@ ${word}::tsquery`
       if (counted!.documents <= 3) rare.push(word)
     }
-    const texts = yield* sql.unsafe<{ text: string }>(`SELECT left(content, 4000) AS text ${sample} LIMIT ${perClass * 4}`)
+    const texts = yield* sql.unsafe<{ text: string }>(
+      `SELECT left(content, 4000) AS text ${sample} ORDER BY id COLLATE "C" LIMIT ${perClass * 4}`
+    )
     const phrases = [
       ...new Set(
         texts.flatMap((row, index) => {
