@@ -6,6 +6,7 @@ import { PostgresDocumentIndex } from "../../src/search/postgres/PostgresDocumen
 import { testDatabase } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { textDocument } from "../helpers/marks.ts"
+import { distinctWords } from "../helpers/words.ts"
 
 /**
  * The columns a search reads for every match (the default-field tsvector, the path, the path tree, tags) stay in the
@@ -14,7 +15,7 @@ import { textDocument } from "../helpers/marks.ts"
 
 const project = "row-storage"
 /** 1,000 distinct words, each twice: a word-count filter about as wide as it gets (1,673 to 1,800 bytes at most). */
-const words = Array.from({ length: 1_000 }, (_, n) => `w${n.toString(26).replace(/\d/g, (digit) => "abcdefghij"[Number(digit)]!)}x`)
+const words = distinctWords(1_000, "w")
 const longDocument = {
   ...textDocument(
     "doc-long",

@@ -7,6 +7,7 @@ import { makePostgresSearchBackend } from "../../src/search/postgres/PostgresSea
 import { testDatabase } from "../engine/helpers.ts"
 import { databaseKinds, postgresAvailable, postgresSkipReason } from "../helpers/databases.ts"
 import { textDocument } from "../helpers/marks.ts"
+import { distinctWords } from "../helpers/words.ts"
 import { search } from "./dsl/corpus.ts"
 
 /**
@@ -16,11 +17,9 @@ import { search } from "./dsl/corpus.ts"
  */
 
 const project = "word-count-filters"
-/** `n` in the letters a to z, least significant first. */
-const lettersOf = (n: number): string => String.fromCharCode(97 + (n % 26)) + (n >= 26 ? lettersOf(Math.floor(n / 26) - 1) : "")
 /** `count` distinct words, each twice: as many keys (tier 1 only). */
 const repeatedWords = (count: number) => {
-  const words = Array.from({ length: count }, (_, n) => `w${lettersOf(n)}`)
+  const words = distinctWords(count, "w")
   return `${words.join(" ")} ${words.join(" ")}`
 }
 const keyCounts = [500, 950, 951, 1_000, 1_500] as const
